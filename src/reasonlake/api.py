@@ -1,0 +1,71 @@
+"""The Python API: everything the CLI does, returning DataFrames where there are rows."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from reasonlake.declare.view import load_view
+from reasonlake.engine import read, state
+from reasonlake.engine.home import Home, resolve_home
+from reasonlake.engine.ingest import IngestReport, ingest_file
+from reasonlake.engine.session import get_spark
+from reasonlake.engine.slide import rebuild as rebuild_view
+from reasonlake.engine.slide import slide as slide_view
+from reasonlake.engine.views import CreateReport, create_view
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Lakehouse:
+    """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
+
+    def __init__(self, home: str | None = None, spark=None):
+        self.home = Home(spark=spark or get_spark(), root=resolve_home(home))
+
+    @property
+    def spark(self):
+        return self.home.spark
+
+    def init(self) -> list[str]:
+        return self.home.init()
+
+    def create_views(self, files, *, rebuild: bool = False) -> list[CreateReport]:
+        decls = [load_view(f) for f in files]  # all parse before any is written
+        self.home.require_init()
+        return [create_view(self.home, d, rebuild=rebuild, now=now_ms()) for d in decls]
+
+    def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False) -> list[IngestReport]:
+        self.home.require_init()
+        return [
+            ingest_file(self.home, stream, Path(f), ts=ts, allow_duplicate=allow_duplicate)
+            for f in files
+        ]
+
+    def slide(self, view: str, until: int | None = None) -> list[state.Published]:
+        self.home.require_init()
+        return slide_view(self.home, view, now_ms() if until is None else until)
+
+    def rebuild(self, view: str, at: int | None = None) -> state.Published:
+        self.home.require_init()
+        return rebuild_view(self.home, view, at, now=now_ms())
+
+    def view(self, name: str, *, close: int | None = None, version: int | None = None):
+        """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
+        self.home.require_init()
+        return read.decoded(self.home, name, close, version)
+
+    def export(self, name: str, *, close: int | None = None, version: int | None = None):
+        self.home.require_init()
+        return read.ntriples(self.home, name, close, version)
+
+    def sql(self, query: str):
+        self.home.require_init()
+        read.register_sql_views(self.home)
+        return self.spark.sql(query)
+
+    def history(self, name: str) -> list[state.Published]:
+        self.home.require_init()
+        self.home.view(name)
+        return state.lineage(self.home, name)

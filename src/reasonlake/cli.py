@@ -1,0 +1,227 @@
+"""The `reasonlake` command line. Errors become one clear line on stderr and an exit code:
+1 for a user error, 2 for an internal one."""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from reasonlake.declare.durations import format_time, parse_time
+from reasonlake.errors import QuarantinedRowsError, ReasonlakeError, UserError
+
+
+def _time(text: str) -> int:
+    return parse_time(text, what="TIME")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reasonlake",
+        description="Ontology-reasoning materialized views over RDF streams, as Delta tables.",
+    )
+    parser.add_argument("--home", help="lakehouse root (default: $REASONLAKE_HOME or ./lakehouse)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("init", help="create or migrate the system tables")
+
+    view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
+    create = view.add_parser("create", help="create views from YAML declarations")
+    create.add_argument("files", nargs="+", metavar="FILE.yaml")
+    create.add_argument("--rebuild", action="store_true", help="accept a changed definition and rematerialize")
+
+    ingest = sub.add_parser("ingest", help="append stream files to the events table")
+    ingest.add_argument("stream")
+    ingest.add_argument("files", nargs="+", metavar="FILE")
+    ingest.add_argument("--ts", type=str, help="time of a .nt/.ttl file (one event)")
+    ingest.add_argument("--strict", action="store_true", help="exit 1 if any row was quarantined")
+    ingest.add_argument("--allow-duplicate-file", action="store_true")
+
+    slide = sub.add_parser("slide", help="process the pending window closes of a view")
+    slide.add_argument("view")
+    slide.add_argument("--until", type=str, help="last time to process (default: now)")
+
+    rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch")
+    rebuild.add_argument("view")
+    rebuild.add_argument("--at", type=str, help="close (default: the last processed one)")
+
+    export = sub.add_parser("export", help="write a view's content as N-Triples")
+    export.add_argument("view")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--close", type=str)
+    which.add_argument("--version", type=int)
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+    sql = sub.add_parser("sql", help="run SQL over the views")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+    history = sub.add_parser("history", help="one line per processed close")
+    history.add_argument("view")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except ReasonlakeError as exc:
+        print(f"reasonlake: error {exc.code}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("reasonlake: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # an internal error: still one line, with the type for the report
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"reasonlake: internal error: {type(exc).__name__}: {first}", file=sys.stderr)
+        return 2
+
+
+def _lakehouse(args):
+    from reasonlake.api import Lakehouse
+
+    return Lakehouse(args.home)
+
+
+def _run(args) -> int:
+    if args.command == "init":
+        applied = _lakehouse(args).init()
+        print(f"applied migrations: {', '.join(applied)}" if applied else "up to date")
+        return 0
+    if args.command == "view":
+        from reasonlake.declare.view import load_view
+
+        for file in args.files:  # fail on a bad file before starting Spark
+            load_view(file)
+        for report in _lakehouse(args).create_views(args.files, rebuild=args.rebuild):
+            print(f"view {report.name}: {report.outcome}")
+            for axiom, reason in report.ignored:
+                print(f"  warning: ignored axiom {axiom} ({reason})", file=sys.stderr)
+        return 0
+    if args.command == "ingest":
+        return _ingest(args)
+    if args.command == "slide":
+        until = _time(args.until) if args.until else None
+        done = _lakehouse(args).slide(args.view, until)
+        for r in done:
+            print(_history_line(r))
+        if not done:
+            print("no close to process")
+        return 0
+    if args.command == "rebuild":
+        record = _lakehouse(args).rebuild(args.view, _time(args.at) if args.at else None)
+        print(_history_line(record))
+        return 0
+    if args.command == "export":
+        return _export(args)
+    if args.command == "sql":
+        return _sql(args)
+    if args.command == "history":
+        rows = _lakehouse(args).history(args.view)
+        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds")
+        for r in rows:
+            print(_history_line(r))
+        return 0
+    raise UserError(f"unknown command {args.command}")
+
+
+def _history_line(r) -> str:
+    return (
+        f"{format_time(r.close):<25} {r.version:>7}  {r.mode:<7} {r.admitted:>9} {r.expired:>8} "
+        f"{r.derived:>8} {r.renewed:>8} {r.rounds:>7} {r.late:>5} {r.seconds:>8.2f}"
+    )
+
+
+def _ingest(args) -> int:
+    ts = _time(args.ts) if args.ts else None
+    for file in args.files:
+        if not Path(file).is_file():
+            raise UserError(f"{file}: no such file")
+    reports = _lakehouse(args).ingest(
+        args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file
+    )
+    quarantined = 0
+    for report in reports:
+        print(f"{report.file}: {report.items} items, {report.quarantined} quarantined (ingest #{report.seq})")
+        for line, raw, reason in report.reasons:
+            print(f"  quarantined {report.file}:{line}: {reason} | {raw[:200]}")
+        quarantined += report.quarantined
+    if quarantined and args.strict:
+        raise QuarantinedRowsError(
+            f"{quarantined} row(s) went to quarantine (listed above; query them with "
+            "`reasonlake sql \"SELECT * FROM rl_quarantine\"`); the valid rows were ingested"
+        )
+    return 0
+
+
+def _export(args) -> int:
+    close = _time(args.close) if args.close else None
+    lines = _lakehouse(args).export(args.view, close=close, version=args.version)
+    if args.output:
+        count = 0
+        with open(args.output, "w", encoding="utf-8") as out:
+            for line in lines:
+                out.write(line + "\n")
+                count += 1
+        print(f"wrote {count} triples to {args.output}")
+    else:
+        for line in lines:
+            sys.stdout.write(line + "\n")
+    return 0
+
+
+def _sql(args) -> int:
+    from pyspark.errors import AnalysisException, ParseException
+
+    lake = _lakehouse(args)
+    try:
+        df = _utc_strings(lake.sql(args.query))
+        rows = df.collect()
+    except (AnalysisException, ParseException) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise UserError(f"SQL: {first}") from None
+    columns = df.columns
+    if args.format == "json":
+        for row in rows:
+            print(json.dumps({k: _plain(v) for k, v in row.asDict().items()}))
+    elif args.format == "csv":
+        writer = csv.writer(sys.stdout)
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_plain(v) for v in row])
+    else:
+        cells = [[str(_plain(v)) for v in row] for row in rows]
+        widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+        print(" | ".join(c.ljust(w) for c, w in zip(columns, widths)))
+        print("-+-".join("-" * w for w in widths))
+        for r in cells:
+            print(" | ".join(v.ljust(w) for v, w in zip(r, widths)))
+        print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return 0
+
+
+def _utc_strings(df):
+    """Timestamps as ISO strings in UTC (the session zone), whatever the local clock says."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import TimestampType
+
+    return df.select(
+        *(
+            F.date_format(F.col(f.name), "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").alias(f.name)
+            if isinstance(f.dataType, TimestampType) else F.col(f.name)
+            for f in df.schema.fields
+        )
+    )
+
+
+def _plain(value):
+    from datetime import datetime
+
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

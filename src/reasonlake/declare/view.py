@@ -1,0 +1,193 @@
+"""View declarations: YAML files parsed into frozen dataclasses.
+
+Errors name the file, the field and what is allowed. Ontology paths are relative to the
+view file; their content is read here so that a view's definition (and its fingerprint)
+does not depend on files staying where they were.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import yaml
+
+from reasonlake.declare.durations import parse_duration, parse_time
+from reasonlake.errors import TimeFormatError, ViewDeclarationError
+from reasonlake.plan.windows import Window
+
+PROFILES = ("rdfs", "rdfs-plus", "owl2rl")
+SUPPORTED_PROFILES = ("rdfs", "rdfs-plus")
+NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+KNOWN_FIELDS = {"name", "stream", "ontology", "profile", "window", "description"}
+
+
+@dataclass(frozen=True)
+class OntologySource:
+    path: str  # as written in the view file (for messages)
+    text: str  # the file content
+    format: str  # rdflib format name
+
+
+@dataclass(frozen=True)
+class ViewDecl:
+    name: str
+    stream: str
+    profile: str
+    window: Window
+    ontology: tuple[OntologySource, ...] = field(default_factory=tuple)
+    description: str = ""
+
+    def fingerprint(self) -> str:
+        """Identity of everything that changes the view's content."""
+        payload = {
+            "stream": self.stream,
+            "profile": self.profile,
+            "window": asdict(self.window),
+            "ontology": [hashlib.sha256(o.text.encode()).hexdigest() for o in self.ontology],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "name": self.name,
+                "stream": self.stream,
+                "profile": self.profile,
+                "window": asdict(self.window),
+                "ontology": [asdict(o) for o in self.ontology],
+                "description": self.description,
+            }
+        )
+
+    @staticmethod
+    def from_json(text: str) -> "ViewDecl":
+        raw = json.loads(text)
+        return ViewDecl(
+            name=raw["name"],
+            stream=raw["stream"],
+            profile=raw["profile"],
+            window=Window(**raw["window"]),
+            ontology=tuple(OntologySource(**o) for o in raw["ontology"]),
+            description=raw.get("description", ""),
+        )
+
+
+_FORMATS = {
+    ".ttl": "turtle",
+    ".n3": "n3",
+    ".nt": "nt",
+    ".owl": "xml",
+    ".rdf": "xml",
+    ".xml": "xml",
+    ".jsonld": "json-ld",
+    ".trig": "trig",
+}
+
+
+def _fail(path: Path, field_name: str, message: str) -> ViewDeclarationError:
+    return ViewDeclarationError(f"{path}: field '{field_name}': {message}")
+
+
+def load_view(path: str | Path) -> ViewDecl:
+    path = Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise ViewDeclarationError(f"{path}: no such view file") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ViewDeclarationError(
+            f"{path}:{where}: malformed YAML ({problem}); a view file is a YAML mapping "
+            "with name, stream, ontology, profile and window"
+        ) from None
+    if not isinstance(raw, dict):
+        raise ViewDeclarationError(
+            f"{path}: a view file must be a YAML mapping with name, stream, ontology, "
+            "profile and window"
+        )
+    unknown = sorted(set(raw) - KNOWN_FIELDS)
+    if unknown:
+        raise _fail(path, unknown[0], f"unknown field; allowed: {', '.join(sorted(KNOWN_FIELDS))}")
+    return ViewDecl(
+        name=_identifier(path, raw, "name"),
+        stream=_identifier(path, raw, "stream"),
+        profile=_profile(path, raw),
+        window=_window(path, raw),
+        ontology=_ontology(path, raw),
+        description=str(raw.get("description", "") or ""),
+    )
+
+
+def _identifier(path: Path, raw: dict, key: str) -> str:
+    value = raw.get(key)
+    if value is None:
+        raise _fail(path, key, "missing; give a SQL-safe identifier such as active_users")
+    if not isinstance(value, str) or not NAME_PATTERN.match(value):
+        raise _fail(
+            path, key, f"{value!r} is not a SQL-safe identifier (letters, digits, _; not starting with a digit)"
+        )
+    return value
+
+
+def _profile(path: Path, raw: dict) -> str:
+    value = raw.get("profile", "rdfs-plus")
+    if value not in PROFILES:
+        raise _fail(path, "profile", f"{value!r} is not a profile; allowed: {', '.join(PROFILES)}")
+    if value not in SUPPORTED_PROFILES:
+        raise _fail(
+            path, "profile", f"{value!r} is not available yet; allowed: {', '.join(SUPPORTED_PROFILES)}"
+        )
+    return value
+
+
+def _window(path: Path, raw: dict) -> Window:
+    value = raw.get("window")
+    if not isinstance(value, dict):
+        raise _fail(path, "window", "missing or not a mapping; write window: {width: 5m, slide: 1m}")
+    extra = sorted(set(value) - {"width", "slide", "start"})
+    if extra:
+        raise _fail(path, f"window.{extra[0]}", "unknown; allowed: width, slide, start")
+    parsed = {}
+    for key in ("width", "slide"):
+        if key not in value:
+            raise _fail(path, f"window.{key}", "missing; give a duration such as 5m")
+        try:
+            parsed[key] = parse_duration(value[key], what=f"window.{key}")
+        except TimeFormatError as exc:
+            raise _fail(path, f"window.{key}", str(exc).split(": ", 1)[1]) from None
+    start = 0  # epoch: aligned to every slide
+    if value.get("start") is not None:
+        try:
+            start = parse_time(value["start"], what="window.start")
+        except TimeFormatError as exc:
+            raise _fail(path, "window.start", str(exc).split(": ", 1)[1]) from None
+    if parsed["slide"] > parsed["width"]:
+        raise _fail(
+            path, "window.slide", "is wider than window.width; items between windows would be lost"
+        )
+    return Window(width=parsed["width"], slide=parsed["slide"], start=start)
+
+
+def _ontology(path: Path, raw: dict) -> tuple[OntologySource, ...]:
+    value = raw.get("ontology", [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _fail(path, "ontology", "must be a list of file paths relative to the view file")
+    sources = []
+    for item in value:
+        file = (path.parent / item).resolve()
+        fmt = _FORMATS.get(file.suffix.lower())
+        if fmt is None:
+            raise _fail(
+                path, "ontology", f"{item}: unknown suffix; allowed: {', '.join(sorted(_FORMATS))}"
+            )
+        if not file.is_file():
+            raise _fail(path, "ontology", f"{item}: no such file (looked at {file})")
+        sources.append(OntologySource(path=item, text=file.read_text(), format=fmt))
+    return tuple(sources)

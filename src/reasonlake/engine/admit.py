@@ -1,0 +1,104 @@
+"""Admission: which events enter the window at a close, which arrived too late.
+
+Events are read from the append-only `events` table, pinned to the ingests seen when the
+slide started (``events_seq``), so an ingest running at the same time is picked up whole at
+the next close, never half. An event enters at the first processed close whose pane holds
+its time; a late one (ingested after the close of its pane was processed) enters at the
+next close with its own time as origin if it is still inside the window, and is recorded
+as late otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.engine.home import Home
+from reasonlake.engine.terms import register_terms, term_id
+from reasonlake.plan.windows import Window
+
+DAY_MS = 86_400_000
+
+
+@dataclass
+class Admission:
+    items: DataFrame  # s, p, o, origin, rule (ids), one row per distinct triple
+    late: DataFrame  # s, p, o, ts, ingest_seq (strings), past expiry
+    count: int
+
+
+def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> DataFrame:
+    """Events of a stream with lo < ts <= hi, partition-pruned by day."""
+    return home.table("events").where(
+        (F.col("stream") == stream)
+        & (F.col("ingest_seq") <= upto_seq)
+        & (F.col("ts_day") >= F.floor(F.lit(lo) / DAY_MS))
+        & (F.col("ts_day") <= F.floor(F.lit(hi) / DAY_MS))
+        & (F.col("ts") > lo)
+        & (F.col("ts") <= hi)
+    )
+
+
+def admit(
+    home: Home, stream: str, window: Window, close: int, previous: int | None,
+    seen_seq: int, upto_seq: int,
+) -> Admission:
+    opens = window.opens(close)
+    if previous is None:
+        fresh = stream_events(home, stream, upto_seq, opens, close)
+        late_in = late_out = None
+    else:
+        fresh = stream_events(home, stream, upto_seq, max(previous, opens), close)
+        arrived = F.col("ingest_seq") > seen_seq
+        late_in = stream_events(home, stream, upto_seq, opens, previous).where(arrived) if previous > opens else None
+        late_out = home.table("events").where(
+            (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
+            & (F.col("ts") <= opens)
+        )
+    rows = fresh if late_in is None else fresh.unionByName(late_in)
+    rows = rows.select("s", "p", "o", "ts").localCheckpoint()
+    register_terms(
+        home.spark, home.path("terms"),
+        rows.select(F.explode(F.array("s", "p", "o")).alias("term")),
+    )
+    items = (
+        rows.groupBy("s", "p", "o").agg(F.max("ts").alias("origin"))
+        .select(
+            term_id(F.col("s")).alias("s"), term_id(F.col("p")).alias("p"),
+            term_id(F.col("o")).alias("o"), "origin", F.lit("explicit").alias("rule"),
+        )
+        .localCheckpoint()
+    )
+    late = (
+        late_out.select("s", "p", "o", "ts", "ingest_seq")
+        if late_out is not None
+        else home.spark.createDataFrame([], "s STRING, p STRING, o STRING, ts BIGINT, ingest_seq BIGINT")
+    )
+    return Admission(items=items, late=late, count=rows.count())
+
+
+def record_late(home: Home, view: str, late: DataFrame, close: int, seq: int) -> int:
+    """Append the late events to the `late` table once per close (idempotent on re-run)."""
+    rows = late.select(
+        F.lit(view).alias("view"), "s", "p", "o", "ts", "ingest_seq", F.lit(close).cast("long").alias("close"),
+        F.lit(
+            "arrived after the window that would hold it had closed and its time is past "
+            "expiry at this close"
+        ).alias("reason"),
+    ).localCheckpoint()
+    count = rows.count()
+    if count:
+        (
+            rows.write.format("delta").mode("append")
+            .option("txnAppId", f"late-{view}").option("txnVersion", seq)
+            .save(home.path("late"))
+        )
+    return count
+
+
+def next_event_time(home: Home, stream: str, after: int | None, upto_seq: int) -> int | None:
+    events = home.table("events").where((F.col("stream") == stream) & (F.col("ingest_seq") <= upto_seq))
+    if after is not None:
+        events = events.where(F.col("ts") > after)
+    return events.agg(F.min("ts").alias("t")).first().t

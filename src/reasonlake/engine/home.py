@@ -1,0 +1,73 @@
+"""A lakehouse home: where the tables live, and the small registry tables around views."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.declare.view import ViewDecl
+from reasonlake.engine import migrate
+from reasonlake.errors import UnknownViewError, UserError
+
+MAT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule STRING"
+
+
+def resolve_home(home: str | None) -> str:
+    chosen = home or os.environ.get("REASONLAKE_HOME") or "./lakehouse"
+    if "://" in chosen:  # a cloud path: keep as given
+        return chosen.rstrip("/")
+    return str(Path(chosen).resolve())
+
+
+@dataclass
+class Home:
+    spark: object
+    root: str
+
+    def path(self, table: str) -> str:
+        return f"{self.root}/{table}"
+
+    def table(self, name: str) -> DataFrame:
+        return self.spark.read.format("delta").load(self.path(name))
+
+    def sql_name(self, table: str) -> str:
+        return f"delta.`{self.path(table)}`"
+
+    def mat_path(self, view: str) -> str:
+        return self.path(f"mat_{view}")
+
+    # -- set-up ---------------------------------------------------------------------------
+    def init(self) -> list[str]:
+        return migrate.apply_pending(self.spark, self.root)
+
+    def require_init(self) -> None:
+        from delta.tables import DeltaTable
+
+        if not DeltaTable.isDeltaTable(self.spark, self.path("_migrations")):
+            raise UserError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
+        pending = [name for v, name in migrate.available() if v not in self._applied()]
+        if pending:
+            raise UserError(
+                f"{self.root} needs migrations {', '.join(p.name for p in pending)}; "
+                "run `reasonlake init`"
+            )
+
+    def _applied(self) -> set[int]:
+        return {r.version for r in self.table("_migrations").select("version").collect()}
+
+    # -- views ----------------------------------------------------------------------------
+    def view(self, name: str) -> ViewDecl:
+        rows = self.table("views").where(F.col("name") == name).select("definition").collect()
+        if not rows:
+            known = sorted(r.name for r in self.table("views").select("name").collect())
+            hint = f"known views: {', '.join(known)}" if known else "no view exists yet"
+            raise UnknownViewError(
+                f"unknown view '{name}' ({hint}); create it with `reasonlake view create FILE.yaml`"
+            )
+        return ViewDecl.from_json(rows[0].definition)
+
+    def view_names(self) -> list[str]:
+        return sorted(r.name for r in self.table("views").select("name").collect())

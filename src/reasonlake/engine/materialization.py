@@ -1,0 +1,87 @@
+"""The materialization table of a view: layout, expiry, publishing with MERGE."""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.engine.home import MAT_SCHEMA, Home
+from reasonlake.plan.windows import NEVER, Window
+
+
+def create(home: Home, view: str) -> None:
+    # Deletion vectors let MERGE mark renewed rows instead of rewriting whole files.
+    home.spark.sql(
+        f"CREATE TABLE IF NOT EXISTS delta.`{home.mat_path(view)}` ({MAT_SCHEMA}) USING DELTA "
+        "PARTITIONED BY (exp_pane) TBLPROPERTIES (delta.enableDeletionVectors = true)"
+    )
+
+
+def expiration_pane(origin: Column, window: Window) -> Column:
+    """Spark twin of Window.expiration_pane: the first close >= origin + width."""
+    steps = F.ceil((origin - F.lit(window.start)) / F.lit(window.slide)).cast("long")
+    pane = F.lit(window.first_close) + steps * F.lit(window.slide)
+    return F.when(origin >= F.lit(NEVER), F.lit(NEVER)).otherwise(pane)
+
+
+def current(home: Home, view: str) -> DataFrame:
+    return home.table(f"mat_{view}")
+
+
+def version(home: Home, view: str) -> int:
+    from delta.tables import DeltaTable
+
+    return DeltaTable.forPath(home.spark, home.mat_path(view)).history(1).first().version
+
+
+def expire(home: Home, view: str, close: int) -> int:
+    """Drop every fact that left the window at ``close``: whole partitions, no data rewritten."""
+    from delta.tables import DeltaTable
+
+    expiring = current(home, view).where(F.col("exp_pane") <= close).count()
+    if expiring:
+        # A predicate on the partition column only: Delta removes files, reads none.
+        DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
+    return expiring
+
+
+def publish(home: Home, view: str, window: Window, changes: DataFrame) -> None:
+    """Insert new facts and update renewed ones, in one MERGE commit.
+
+    MERGE prunes files only on literal target predicates, so the panes that renewed facts
+    are leaving are listed literally in the ON clause (PERFORMANCE.md §9).
+    """
+    from delta.tables import DeltaTable
+
+    old_panes = [
+        r.pane
+        for r in changes.where(F.col("prev_origin").isNotNull())
+        .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))
+        .distinct()
+        .collect()
+    ]
+    pane_list = ", ".join(str(p) for p in sorted(old_panes)) or str(-(2**63))
+    source = changes.select(
+        "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
+    )
+    (
+        DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t")
+        .merge(
+            source.alias("u"),
+            f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
+        )
+        .whenMatchedUpdate(
+            set={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"}
+        )
+        .whenNotMatchedInsertAll()
+        .execute()
+    )
+
+
+def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:
+    """Replace the whole table in one commit (rebuild)."""
+    (
+        facts.select(
+            "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
+        )
+        .write.format("delta").mode("overwrite").save(home.mat_path(view))
+    )

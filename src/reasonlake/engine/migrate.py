@@ -1,0 +1,55 @@
+"""Versioned migrations of the system tables, recorded in the `_migrations` table.
+
+The migration files live in the repository's top-level `migrations/` folder; a wheel carries
+them inside the package (see pyproject.toml).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from reasonlake.errors import ReasonlakeError
+
+_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+def migrations_dir() -> Path:
+    packaged = Path(__file__).resolve().parent.parent / "migrations"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "migrations"
+    if checkout.is_dir():
+        return checkout
+    raise ReasonlakeError("the migrations folder is missing from this installation")
+
+
+def available() -> list[tuple[int, Path]]:
+    found = []
+    for file in sorted(migrations_dir().iterdir()):
+        match = _NAME.match(file.name)
+        if match:
+            found.append((int(match.group(1)), file))
+    return found
+
+
+def statements(sql: str) -> list[str]:
+    body = "\n".join(line for line in sql.splitlines() if not line.strip().startswith("--"))
+    return [s.strip() for s in body.split(";") if s.strip()]
+
+
+def apply_pending(spark, home: str) -> list[str]:
+    """Apply the migrations not yet recorded; returns the names applied."""
+    log = f"delta.`{home}/_migrations`"
+    spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {log} (version INT, name STRING, applied_at TIMESTAMP) USING DELTA"
+    )
+    done = {row.version for row in spark.sql(f"SELECT version FROM {log}").collect()}
+    applied = []
+    for version, file in available():
+        if version in done:
+            continue
+        for statement in statements(file.read_text()):
+            spark.sql(statement.replace("${home}", home))
+        spark.sql(f"INSERT INTO {log} VALUES ({version}, '{file.name}', current_timestamp())")
+        applied.append(file.name)
+    return applied

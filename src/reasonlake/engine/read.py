@@ -1,0 +1,94 @@
+"""Reading views: content at a close or version, decoded to N-Triples strings."""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.declare.durations import format_time
+from reasonlake.engine import state
+from reasonlake.engine.home import Home
+from reasonlake.engine.terms import decode
+from reasonlake.errors import UserError
+
+
+def _pick(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int]:
+    decl = home.view(view)
+    history = state.lineage(home, view)
+    if not history:
+        raise UserError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
+    if version is not None:
+        for record in history:
+            if record.version == version:
+                return record, record.close
+        versions = ", ".join(str(r.version) for r in history[-10:])
+        raise UserError(
+            f"version {version} of view '{view}' is not a published close; published versions "
+            f"(latest): {versions}"
+        )
+    if close is None:
+        return history[-1], history[-1].close
+    window = decl.window
+    if not window.is_close(close):
+        near = ", ".join(format_time(c) for c in window.example_closes(close))
+        raise UserError(
+            f"{format_time(close)} is not a window close of view '{view}'; closes fall at "
+            f"start + width + k·slide, e.g. {near}"
+        )
+    if close > history[-1].close:
+        raise UserError(
+            f"close {format_time(close)} is after the last processed close "
+            f"{format_time(history[-1].close)}; run `reasonlake slide {view} --until ...` first"
+        )
+    earlier = [r for r in history if r.close <= close]
+    if not earlier:
+        raise UserError(
+            f"close {format_time(close)} is before the first processed close "
+            f"{format_time(history[0].close)} of view '{view}'"
+        )
+    return earlier[-1], close
+
+
+def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
+    """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
+    record, at = _pick(home, view, close, version)
+    window = home.view(view).window
+    table = (
+        home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
+    )
+    # A skipped close is the previous published one minus what expired in between.
+    return table.where(F.col("origin") > window.opens(at)).select("s", "p", "o", "origin", "rule")
+
+
+def decoded(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
+    """subject, predicate, object (N-Triples), origin, expires (timestamps), inferred."""
+    window = home.view(view).window
+    ids = facts(home, view, close, version)
+    named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
+    return named.select(
+        "subject", "predicate", "object",
+        F.timestamp_millis(F.col("origin")).alias("origin"),
+        F.timestamp_millis(F.col("origin") + F.lit(window.width)).alias("expires"),
+        (F.col("rule") != "explicit").alias("inferred"),
+        "rule",
+    )
+
+
+def ntriples(home: Home, view: str, close: int | None = None, version: int | None = None):
+    """Sorted N-Triples lines, streamed to the driver partition by partition."""
+    lines = decoded(home, view, close, version).select(
+        F.concat_ws(" ", "subject", "predicate", "object", F.lit(".")).alias("line")
+    ).orderBy("line")
+    for row in lines.toLocalIterator():
+        yield row.line
+
+
+def register_sql_views(home: Home) -> list[str]:
+    """Each view as a temporary table named after it; system tables as rl_<name>."""
+    names = []
+    for name in home.view_names():
+        if state.lineage(home, name):
+            decoded(home, name).drop("rule").createOrReplaceTempView(name)
+            names.append(name)
+    for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
+        home.table(table).createOrReplaceTempView(f"rl_{table}")
+    return names

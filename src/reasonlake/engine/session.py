@@ -1,0 +1,120 @@
+"""The Spark session: reuse the active one (a cluster, Databricks), else start an embedded one.
+
+The embedded session is local Spark with Delta; delta-spark resolves its jars from Maven
+Central on the first run and Ivy caches them after that.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+
+from reasonlake.errors import EnvironmentSetupError
+
+_EMBEDDED_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # Small data per slide: few shuffle partitions, AQE on and honouring its target size.
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+    "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.databricks.delta.schema.autoMerge.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+
+
+def get_spark(master: str | None = None):
+    """The active session if there is one, otherwise an embedded local session with Delta."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise EnvironmentSetupError(
+            "Java was not found: reasonlake runs Spark, which needs a Java 17 runtime "
+            "(install openjdk-17-jre or set JAVA_HOME)"
+        )
+    from delta import configure_spark_with_delta_pip
+
+    builder = SparkSession.builder.appName("reasonlake").master(
+        master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
+    )
+    for key, value in _EMBEDDED_CONF.items():
+        builder = builder.config(key, value)
+    builder = builder.config(
+        "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
+    )
+    log = _jvm_log_path()
+    try:
+        with _jvm_output_to(log):
+            spark = configure_spark_with_delta_pip(builder).getOrCreate()
+    except Exception as exc:
+        text = str(exc)
+        if "JAVA_GATEWAY_EXITED" in text or "Java gateway" in text:
+            raise EnvironmentSetupError(_launch_failure(log)) from None
+        raise
+    spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
+    return spark
+
+
+def _jvm_log_path() -> str:
+    folder = os.path.join(os.path.expanduser("~"), ".cache", "reasonlake")
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, f"spark-{os.getpid()}.log")
+
+
+class _jvm_output_to:
+    """Send what the JVM prints (Ivy's jar resolution, Spark's warnings) to a log file.
+
+    The JVM inherits the process's stdout and stderr when it starts, so both are pointed at
+    the log for the launch only; Python's own output is restored right after."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self):
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.saved = []
+        try:
+            fds = (sys.__stdout__.fileno(), sys.__stderr__.fileno())
+        except (AttributeError, ValueError, OSError):
+            return self
+        self.log = open(self.path, "ab")
+        for fd in fds:
+            self.saved.append((fd, os.dup(fd)))
+            os.dup2(self.log.fileno(), fd)
+        return self
+
+    def __exit__(self, *exc):
+        for fd, copy in self.saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+        if self.saved:
+            self.log.close()
+        return False
+
+
+def _launch_failure(log: str) -> str:
+    try:
+        with open(log, errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        text = ""
+    if "UNRESOLVED DEPENDENCIES" in text or "unresolved dependency" in text:
+        return (
+            "could not fetch the Delta Lake jars from Maven Central (they are cached under "
+            f"~/.ivy2* after the first successful run); check network access. Details: {log}"
+        )
+    if "UnsupportedClassVersionError" in text:
+        return f"Java could not start Spark: install a Java 17 runtime. Details: {log}"
+    return (
+        "could not start the embedded Spark session: check that Java 17 is installed "
+        f"(`java -version`) and that Maven Central is reachable for the Delta jars. Details: {log}"
+    )

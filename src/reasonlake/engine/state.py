@@ -1,0 +1,75 @@
+"""The published closes of a view (`view_state`): what readers may see, and where a slide resumes.
+
+Rows are appended, one per processed close, each naming the Delta version of the
+materialization that holds exactly that close. A rebuild at a close replaces everything
+published at or after it, so the effective lineage is computed from the rows in order.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import functions as F
+
+from reasonlake.engine.home import Home
+
+
+@dataclass(frozen=True)
+class Published:
+    seq: int
+    close: int
+    version: int
+    mode: str
+    events_seq: int
+    admitted: int
+    expired: int
+    derived: int
+    renewed: int
+    rounds: int
+    late: int
+    seconds: float
+
+
+def lineage(home: Home, view: str) -> list[Published]:
+    rows = (
+        home.table("view_state")
+        .where(F.col("view") == view)
+        .orderBy("seq")
+        .drop("view", "at")
+        .collect()
+    )
+    effective: list[Published] = []
+    for row in rows:
+        record = Published(**row.asDict())
+        if record.mode in ("rebuild", "reset"):
+            effective = [r for r in effective if r.close < record.close]
+        if record.mode != "reset":
+            effective.append(record)
+        else:
+            effective = []
+    return effective
+
+
+def next_seq(home: Home, view: str) -> int:
+    row = home.table("view_state").where(F.col("view") == view).agg(F.max("seq").alias("m")).first()
+    return (row.m or 0) + 1
+
+
+def append(home: Home, view: str, record: Published) -> None:
+    df = home.spark.createDataFrame([{"view": view, **record.__dict__}]).select(
+        F.col("view"), F.col("seq").cast("long"), F.col("close").cast("long"),
+        F.col("version").cast("long"), F.col("mode"), F.col("events_seq").cast("long"),
+        F.col("admitted").cast("long"), F.col("expired").cast("long"),
+        F.col("derived").cast("long"), F.col("renewed").cast("long"),
+        F.col("rounds").cast("int"), F.col("late").cast("long"),
+        F.col("seconds").cast("double"), F.current_timestamp().alias("at"),
+    )
+    (
+        df.write.format("delta").mode("append")
+        .option("txnAppId", f"view_state-{view}").option("txnVersion", record.seq)
+        .save(home.path("view_state"))
+    )
+
+
+def latest_ingest_seq(home: Home) -> int:
+    row = home.table("ingests").agg(F.max("seq").alias("m")).first()
+    return row.m or 0

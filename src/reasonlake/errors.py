@@ -1,0 +1,72 @@
+"""One root error class with stable codes.
+
+User errors (exit 1) are mistakes the user can fix: the message names the file, row or field
+and the fix. Internal errors (exit 2) are bugs or broken environments.
+"""
+from __future__ import annotations
+
+
+class ReasonlakeError(Exception):
+    """Root of every error reasonlake raises on purpose."""
+
+    code = "RL000"
+    exit_code = 2
+
+    def __init__(self, message: str, *, code: str | None = None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class UserError(ReasonlakeError):
+    """Bad input or a request that cannot be honoured as given."""
+
+    code = "RL100"
+    exit_code = 1
+
+
+class ViewDeclarationError(UserError):
+    code = "RL110"
+
+
+class UnknownViewError(UserError):
+    code = "RL120"
+
+
+class IngestError(UserError):
+    code = "RL130"
+
+
+class DuplicateFileError(IngestError):
+    code = "RL131"
+
+
+class QuarantinedRowsError(IngestError):
+    """Raised after ingest under --strict when rows went to quarantine (nothing is lost)."""
+
+    code = "RL132"
+
+
+class TimeFormatError(UserError):
+    code = "RL140"
+
+
+class ViewChangedError(UserError):
+    code = "RL150"
+
+
+class EnvironmentSetupError(ReasonlakeError):
+    """Java missing, jars unresolvable: says what to install."""
+
+    code = "RL200"
+    exit_code = 1
+
+
+class TermCollisionError(ReasonlakeError):
+    """Two different RDF terms hashed to one 64-bit id: never merged silently."""
+
+    code = "RL300"

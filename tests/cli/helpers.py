@@ -1,0 +1,31 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import write
+
+EX = "http://example.org/"
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+
+def ex(name: str) -> str:
+    return f"<{EX}{name}>"
+
+
+def jsonl(path: Path, events) -> Path:
+    return write(path, "".join(json.dumps({"s": s, "p": p, "o": o, "ts": ts}) + "\n" for s, p, o, ts in events))
+
+
+def simple_view(tmp: Path, name="v", stream="s", width="4s", slide="1s", profile="rdfs-plus",
+                tbox: str | None = None) -> Path:
+    ttl = tbox if tbox is not None else (
+        "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        f"<{EX}knows> rdfs:domain <{EX}Person> .\n<{EX}Person> rdfs:subClassOf <{EX}Agent> .\n"
+    )
+    write(tmp / f"{name}.ttl", ttl)
+    return write(
+        tmp / f"{name}.yaml",
+        f"name: {name}\nstream: {stream}\nontology: [{name}.ttl]\nprofile: {profile}\n"
+        f"window: {{width: {width}, slide: {slide}, start: 0}}\n",
+    )
