@@ -42,14 +42,15 @@ def _beats(new_origin, new_rule, old_origin, old_rule):
     )
 
 
-def _improved(candidates: DataFrame, base: DataFrame, acc: DataFrame) -> DataFrame:
-    old = base.select(*KEY, F.col("origin").alias("b_origin"), F.col("rule").alias("b_rule"))
-    now = acc.select(*KEY, F.col("origin").alias("a_origin"), F.col("rule").alias("a_rule"))
-    joined = candidates.join(old, KEY, "left").join(now, KEY, "left")
-    keep = _beats(F.col("origin"), F.col("rule"), F.col("b_origin"), F.col("b_rule")) & _beats(
-        F.col("origin"), F.col("rule"), F.col("a_origin"), F.col("a_rule")
-    )
-    return joined.where(keep).select(*KEY, "origin", "rule", F.col("b_origin").alias("prev_origin"))
+def _beaten(candidates: DataFrame, known: DataFrame) -> DataFrame:
+    """Candidates that no known fact (with the same key) equals or beats."""
+    old = known.select(*KEY, F.col("origin").alias("k_origin"), F.col("rule").alias("k_rule"))
+    c = candidates.alias("c")
+    k = old.alias("k")
+    same_key = [F.col(f"c.{x}") == F.col(f"k.{x}") for x in KEY]
+    not_beaten = ~_beats(F.col("c.origin"), F.col("c.rule"), F.col("k.k_origin"), F.col("k.k_rule"))
+    condition = same_key[0] & same_key[1] & same_key[2] & not_beaten
+    return c.join(k, condition, "left_anti")
 
 
 def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
@@ -103,16 +104,28 @@ def derive(delta: DataFrame, full: DataFrame, tables: ProgramTables) -> DataFram
 def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables) -> FixpointResult:
     """base: the materialization before this step (s, p, o, origin, rule), already cached.
     seed: candidate facts (s, p, o, origin, rule), e.g. the admitted items."""
-    acc = spark.createDataFrame([], CHANGE_SCHEMA)
+    deltas: list[DataFrame] = []
+    known = base.select(*KEY, "origin", "rule")
     candidates = seed
-    rounds = 0
     while True:
-        # Checkpointing Δ every round cuts the lineage, so round k plans as fast as round 1.
-        delta = _improved(best_per_fact(candidates), base, acc).localCheckpoint()
+        # One job per round: derive, keep the best per fact, drop what is already known as
+        # good. Checkpointing Δ cuts the lineage, so round k plans as fast as round 1.
+        delta = _beaten(best_per_fact(candidates), known).localCheckpoint()
         if delta.isEmpty():
             break
-        rounds += 1
-        acc = acc.join(delta.select(*KEY), KEY, "left_anti").unionByName(delta).localCheckpoint()
-        full = base.select(*KEY, "origin").unionByName(acc.select(*KEY, "origin"))
+        deltas.append(delta)
+        known = known.unionByName(delta)
+        full = known.select(*KEY, "origin")
         candidates = derive(delta, full, tables)
-    return FixpointResult(changes=acc, rounds=rounds)
+    return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
+
+
+def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
+    """The net effect: the best new origin per changed fact, with the origin it had before."""
+    if not deltas:
+        return spark.createDataFrame([], CHANGE_SCHEMA)
+    union = deltas[0]
+    for d in deltas[1:]:
+        union = union.unionByName(d)
+    before = base.select(*KEY, F.col("origin").alias("prev_origin"))
+    return best_per_fact(union).join(before, KEY, "left").localCheckpoint()

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import pytest
+
+from reasonlake.declare.durations import format_time, parse_duration, parse_time
+from reasonlake.errors import TimeFormatError
+from reasonlake.plan.windows import NEVER, Window
+
+
+@pytest.mark.parametrize("text,ms", [("500ms", 500), ("30s", 30_000), ("5m", 300_000), ("2h", 7_200_000),
+                                     ("1d", 86_400_000), ("PT5M", 300_000), ("P1DT2H", 93_600_000), ("PT0.5S", 500)])
+def test_durations(text, ms):
+    assert parse_duration(text) == ms
+
+
+@pytest.mark.parametrize("text", ["5 minutes", "0s", "-1m", "P", "PT", "5x", ""])
+def test_bad_durations(text):
+    with pytest.raises(TimeFormatError):
+        parse_duration(text)
+
+
+def test_times():
+    assert parse_time("2026-11-22T10:00:00Z") == 1795341600000
+    assert parse_time("2026-11-22T11:00:00+01:00") == 1795341600000
+    assert parse_time("1795341600000") == 1795341600000
+    assert format_time(1795341600000) == "2026-11-22T10:00:00.000Z"
+    with pytest.raises(TimeFormatError, match="zone"):
+        parse_time("2026-11-22T10:00:00")
+
+
+def test_window_membership_and_expiration():
+    w = Window(width=4000, slide=1000, start=0)
+    assert w.first_close == 4000
+    assert w.is_close(8000) and not w.is_close(8500) and not w.is_close(3000)
+    # width 4 s ending at close 8: ts=4 is out (expired at 8), 5 is in until close 9
+    assert w.expiration_pane(4000) == 8000
+    assert w.expiration_pane(5000) == 9000
+    assert w.expiration_pane(4500) == 9000  # visible at 8 (4.5 > 4), gone at 9
+    assert w.close_at_or_after(4500) == 5000 and w.close_at_or_before(4500) == 4000
+    assert w.expiration_pane(NEVER) == NEVER
+
+
+def test_window_with_offset_start_and_wide_slide():
+    w = Window(width=10_000, slide=5_000, start=2_000)
+    assert w.first_close == 12_000
+    assert w.expiration_pane(3_000) == 17_000  # in at 12 (3 > 2), out at 17 (3 <= 7)
+    assert w.expiration_pane(7_000) == 17_000
+    assert w.expiration_pane(7_001) == 22_000
