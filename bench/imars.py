@@ -324,8 +324,9 @@ def write_csv(path: Path, results: list[Result]) -> None:
                 f"{r.median('slide_wall'):.3f}", f"{r.median('rebuild_wall'):.3f}", f"{r.speedup:.2f}",
                 f"{r.median('slide_engine'):.3f}", f"{r.median('rebuild_engine'):.3f}",
                 " ".join(f"{v:.3f}" for v in r.slide_wall), " ".join(f"{v:.3f}" for v in r.rebuild_wall),
-                r.median("admitted"), r.median("expired"), r.median("derived"), r.median("renewed"),
-                r.median("slide_rounds"), r.median("rebuild_rounds"), r.rebuild_rows, r.match, r.note,
+                *(f"{r.median(n):g}" for n in ("admitted", "expired", "derived", "renewed",
+                                                 "slide_rounds", "rebuild_rounds")),
+                r.rebuild_rows, r.match, r.note,
             ])
 
 
@@ -346,8 +347,17 @@ def plot(path: Path, results: list[Result]) -> None:
                 label=f"incremental (IMaRS), {label} triples")
         ax.plot(xs, [r.median("rebuild_wall") for r in rs], "s--", color=color,
                 label=f"rebuild (naive), {label} triples")
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xticks(sorted({r.config.actual_ratio for r in results}))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}%"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
+    ax.tick_params(axis="y", which="minor", labelsize=7)
     ax.set_xlabel("change per slide (% of window)")
     ax.set_ylabel("seconds per close (median)")
     ax.set_title("Incremental maintenance vs. rebuild, transitive ex:discuss")

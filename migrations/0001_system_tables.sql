@@ -1,6 +1,7 @@
 -- The system tables of a reasonlake home. ${home} is the lakehouse root.
 CREATE TABLE IF NOT EXISTS delta.`${home}/events` (
   stream STRING NOT NULL, s STRING NOT NULL, p STRING NOT NULL, o STRING NOT NULL,
+  s_id BIGINT NOT NULL, p_id BIGINT NOT NULL, o_id BIGINT NOT NULL,
   ts BIGINT NOT NULL, ts_day BIGINT NOT NULL, ingest_seq BIGINT NOT NULL,
   file STRING, line INT, event INT
 ) USING DELTA PARTITIONED BY (stream, ts_day);

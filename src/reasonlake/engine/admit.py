@@ -15,7 +15,6 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.home import Home
-from reasonlake.engine.terms import register_terms, term_id
 from reasonlake.plan.windows import Window
 
 DAY_MS = 86_400_000
@@ -23,8 +22,8 @@ DAY_MS = 86_400_000
 
 @dataclass
 class Admission:
-    items: DataFrame  # s, p, o, origin, rule (ids), one row per distinct triple
-    late: DataFrame  # s, p, o, ts, ingest_seq (strings), past expiry
+    items: DataFrame  # s, p, o, origin, rule, n (ids), one row per distinct triple
+    late: DataFrame | None  # s, p, o, ts, ingest_seq (strings), past expiry; None: none possible
     count: int
 
 
@@ -51,35 +50,33 @@ def admit(
     else:
         fresh = stream_events(home, stream, upto_seq, max(previous, opens), close)
         arrived = F.col("ingest_seq") > seen_seq
-        late_in = stream_events(home, stream, upto_seq, opens, previous).where(arrived) if previous > opens else None
-        late_out = home.table("events").where(
-            (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
-            & (F.col("ts") <= opens)
-        )
+        late_in = late_out = None
+        if seen_seq < upto_seq:  # only files ingested since the last close can be late
+            if previous > opens:
+                late_in = stream_events(home, stream, upto_seq, opens, previous).where(arrived)
+            late_out = home.table("events").where(
+                (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
+                & (F.col("ts") <= opens)
+            )
     rows = fresh if late_in is None else fresh.unionByName(late_in)
-    rows = rows.select("s", "p", "o", "ts").localCheckpoint()
-    register_terms(
-        home.spark, home.path("terms"),
-        rows.select(F.explode(F.array("s", "p", "o")).alias("term")),
-    )
-    items = (
-        rows.groupBy("s", "p", "o").agg(F.max("ts").alias("origin"))
-        .select(
-            term_id(F.col("s")).alias("s"), term_id(F.col("p")).alias("p"),
-            term_id(F.col("o")).alias("o"), "origin", F.lit("explicit").alias("rule"),
-        )
-        .localCheckpoint()
-    )
-    late = (
-        late_out.select("s", "p", "o", "ts", "ingest_seq")
-        if late_out is not None
-        else home.spark.createDataFrame([], "s STRING, p STRING, o STRING, ts BIGINT, ingest_seq BIGINT")
-    )
-    return Admission(items=items, late=late, count=rows.count())
+    items = explicit_items(rows).localCheckpoint()
+    late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
+    return Admission(items=items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
 
 
-def record_late(home: Home, view: str, late: DataFrame, close: int, seq: int) -> int:
+def explicit_items(events: DataFrame) -> DataFrame:
+    """One candidate fact per distinct triple: its latest time is its origin."""
+    return events.groupBy(
+        F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o")
+    ).agg(F.max("ts").alias("origin"), F.count("*").alias("n")).select(
+        "s", "p", "o", "origin", F.lit("explicit").alias("rule"), "n"
+    )
+
+
+def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: int) -> int:
     """Append the late events to the `late` table once per close (idempotent on re-run)."""
+    if late is None:
+        return 0
     rows = late.select(
         F.lit(view).alias("view"), "s", "p", "o", "ts", "ingest_seq", F.lit(close).cast("long").alias("close"),
         F.lit(

@@ -42,8 +42,13 @@ def _beats(new_origin, new_rule, old_origin, old_rule):
     )
 
 
-def _beaten(candidates: DataFrame, known: DataFrame) -> DataFrame:
-    """Candidates that no known fact (with the same key) equals or beats."""
+def _beaten(candidates: DataFrame, known: DataFrame, small: bool = False) -> DataFrame:
+    """Candidates that no known fact (with the same key) equals or beats.
+
+    With few candidates, the known facts are first cut down to the candidates' keys by a
+    broadcast semi-join, so the materialization is scanned, not shuffled."""
+    if small:
+        known = F.broadcast(known.join(F.broadcast(candidates.select(*KEY)), KEY, "left_semi"))
     old = known.select(*KEY, F.col("origin").alias("k_origin"), F.col("rule").alias("k_rule"))
     c = candidates.alias("c")
     k = old.alias("k")
@@ -69,9 +74,12 @@ def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
     ).where(F.col("s") >= 0)  # literals (negative ids) never stand in subject position
 
 
-def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame) -> DataFrame:
+def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, small: bool) -> DataFrame:
     props = F.broadcast(transitive)
     d = delta.join(props, "p").select(*KEY, "origin")
+    if small:
+        # A small Δ is the build side: the materialization is scanned once, never shuffled.
+        d = F.broadcast(d)
     f = full.join(props, "p").select(*KEY, "origin")
     left = d.alias("a").join(f.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
     right = f.alias("a").join(d.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
@@ -86,7 +94,7 @@ def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame) 
     return out
 
 
-def derive(delta: DataFrame, full: DataFrame, tables: ProgramTables) -> DataFrame:
+def derive(delta: DataFrame, full: DataFrame, tables: ProgramTables, small: bool = False) -> DataFrame:
     """Every consequence of one rule application with at least one premise in Δ."""
     typed = delta.where(F.col("p") == tables.type_id)
     parts = [
@@ -94,11 +102,15 @@ def derive(delta: DataFrame, full: DataFrame, tables: ProgramTables) -> DataFram
         _apply_linear(delta, tables.by_property, lambda d, r: F.col("d.p") == F.col("r.in_p")),
     ]
     if tables.transitive is not None:
-        parts.append(_apply_transitive(delta, full, tables.transitive))
+        parts.append(_apply_transitive(delta, full, tables.transitive, small))
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
     return out
+
+
+# Below this many rows a Δ or a candidate set is broadcast into the joins (PERFORMANCE §4).
+BROADCAST_ROWS = 300_000
 
 
 def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables) -> FixpointResult:
@@ -108,15 +120,20 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
     known = base.select(*KEY, "origin", "rule")
     candidates = seed
     while True:
-        # One job per round: derive, keep the best per fact, drop what is already known as
-        # good. Checkpointing Δ cuts the lineage, so round k plans as fast as round 1.
-        delta = _beaten(best_per_fact(candidates), known).localCheckpoint()
-        if delta.isEmpty():
+        # Checkpointing every round cuts the lineage, so round k plans as fast as round 1;
+        # counting a checkpoint is cheap and tells whether broadcasting pays.
+        best = best_per_fact(candidates).localCheckpoint()
+        n = best.count()
+        if n == 0:
+            break
+        delta = _beaten(best, known, small=n <= BROADCAST_ROWS).localCheckpoint()
+        size = delta.count()
+        if size == 0:
             break
         deltas.append(delta)
         known = known.unionByName(delta)
         full = known.select(*KEY, "origin")
-        candidates = derive(delta, full, tables)
+        candidates = derive(delta, full, tables, small=size <= BROADCAST_ROWS)
     return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
 
 

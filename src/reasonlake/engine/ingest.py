@@ -15,6 +15,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.engine.home import Home
 from reasonlake.engine.state import latest_ingest_seq
+from reasonlake.engine.terms import register_terms, term_id
 from reasonlake.errors import DuplicateFileError, IngestError
 from reasonlake.parse.formats import parse_file
 
@@ -66,8 +67,16 @@ def ingest_file(
                 "event": [i.event for i in parsed.items],
             }
         )
-        events = home.spark.createDataFrame(frame).select(
-            F.lit(stream).alias("stream"), "s", "p", "o", F.col("ts").cast("long"),
+        parsed_rows = home.spark.createDataFrame(frame).localCheckpoint()
+        # Terms are encoded once, here, so every view over the stream admits plain ids.
+        register_terms(
+            home.spark, home.path("terms"),
+            parsed_rows.select(F.explode(F.array("s", "p", "o")).alias("term")),
+        )
+        events = parsed_rows.select(
+            F.lit(stream).alias("stream"), "s", "p", "o",
+            term_id(F.col("s")).alias("s_id"), term_id(F.col("p")).alias("p_id"),
+            term_id(F.col("o")).alias("o_id"), F.col("ts").cast("long"),
             F.floor(F.col("ts") / DAY_MS).cast("long").alias("ts_day"),
             F.lit(seq).cast("long").alias("ingest_seq"), F.lit(str(path)).alias("file"),
             F.col("line").cast("int"), F.col("event").cast("int"),

@@ -44,7 +44,7 @@ def expire(home: Home, view: str, close: int) -> int:
     return expiring
 
 
-def publish(home: Home, view: str, window: Window, changes: DataFrame) -> None:
+def publish(home: Home, view: str, window: Window, changes: DataFrame, *, renewals: bool = True) -> None:
     """Insert new facts and update renewed ones, in one MERGE commit.
 
     MERGE prunes files only on literal target predicates, so the panes that renewed facts
@@ -58,23 +58,21 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame) -> None:
         .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))
         .distinct()
         .collect()
-    ]
+    ] if renewals else []
     pane_list = ", ".join(str(p) for p in sorted(old_panes)) or str(-(2**63))
     source = changes.select(
         "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
     )
-    (
-        DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t")
-        .merge(
-            source.alias("u"),
-            f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
-        )
-        .whenMatchedUpdate(
+    merge = DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t").merge(
+        source.alias("u"),
+        f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
+    )
+    if old_panes:
+        merge = merge.whenMatchedUpdate(
             set={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"}
         )
-        .whenNotMatchedInsertAll()
-        .execute()
-    )
+    # Without renewals this is Delta's insert-only MERGE: no target file is read.
+    merge.whenNotMatchedInsertAll().execute()
 
 
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:

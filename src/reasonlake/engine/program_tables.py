@@ -20,7 +20,6 @@ class ProgramTables:
     by_class: DataFrame  # premise (x rdf:type in_o)
     by_property: DataFrame  # premise (x in_p y), any y
     transitive: DataFrame | None  # column p
-    terms: DataFrame  # every term the program mentions, for the dictionary
 
 
 def _source(position: str) -> int:
@@ -59,11 +58,9 @@ def encode_program(spark, program: Program) -> ProgramTables:
             .select(term_id(F.col("p")).alias("p"))
             .cache()
         )
-    terms = spark.createDataFrame([(t,) for t in sorted(program.terms() | {TYPE})], "term STRING")
     return ProgramTables(
         type_id=type_id,
         by_class=encoded.where(F.col("in_o").isNotNull()),
         by_property=encoded.where(F.col("in_o").isNull()).drop("in_o"),
         transitive=transitive,
-        terms=terms,
     )

@@ -21,7 +21,6 @@ from reasonlake.engine.admit import admit, next_event_time, record_late
 from reasonlake.engine.fixpoint import run_fixpoint
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
-from reasonlake.engine.terms import register_terms
 
 # Test hook: raise after the named step of the slide (used to prove crash safety).
 CRASH_AFTER_ENV = "REASONLAKE_CRASH_AFTER"
@@ -35,9 +34,7 @@ class Compiled:
 
 def compile_view(home: Home, decl: ViewDecl) -> Compiled:
     program = compile_program(load_tbox(decl.ontology), decl.profile)
-    tables = encode_program(home.spark, program)
-    register_terms(home.spark, home.path("terms"), tables.terms)
-    return Compiled(decl=decl, tables=tables)
+    return Compiled(decl=decl, tables=encode_program(home.spark, program))
 
 
 def _maybe_crash(step: str) -> None:
@@ -105,33 +102,45 @@ def process_close(
         upto_seq=upto_seq,
     )
     late = record_late(home, decl.name, admission.late, close, seq)
+    # The table after expiry, read once: every round joins it, and a Delta scan per round
+    # (snapshot, file index, deletion vectors) costs far more than one local copy.
     base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
-    result = run_fixpoint(home.spark, base, admission.items, compiled.tables)
+    result = run_fixpoint(home.spark, base, admission.items.drop("n"), compiled.tables)
     changes = result.changes
     _maybe_crash("reason")
-    n_changes = changes.count()
-    if n_changes:
-        mat.publish(home, decl.name, decl.window, changes)
+    stats = change_stats(changes)
+    if stats.n:
+        mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
     _maybe_crash("publish")
-    stats = changes.agg(
-        F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
-        F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)).alias("renewed"),
-    ).first()
     record = state.Published(
         seq=seq, close=close, version=mat.version(home, decl.name), mode="slide",
         events_seq=upto_seq, admitted=admission.count, expired=expired,
-        derived=stats.derived or 0, renewed=stats.renewed or 0, rounds=result.rounds,
+        derived=stats.derived, renewed=stats.renewed, rounds=result.rounds,
         late=late, seconds=round(time.perf_counter() - started, 3),
     )
     state.append(home, decl.name, record)
     return record
 
 
+@dataclass(frozen=True)
+class ChangeStats:
+    n: int
+    derived: int
+    renewed: int
+
+
+def change_stats(changes) -> ChangeStats:
+    row = changes.agg(
+        F.count("*").alias("n"),
+        F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
+        F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)).alias("renewed"),
+    ).first()
+    return ChangeStats(n=row.n, derived=row.derived or 0, renewed=row.renewed or 0)
+
+
 def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Published:
     """Materialize the window at a close from scratch (the naive baseline), in one commit."""
-    from reasonlake.engine.admit import stream_events
-    from reasonlake.engine.fixpoint import KEY
-    from reasonlake.engine.terms import term_id
+    from reasonlake.engine.admit import explicit_items, stream_events
 
     decl = home.view(view)
     compiled = compile_view(home, decl)
@@ -144,21 +153,16 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
     started = time.perf_counter()
     upto_seq = state.latest_ingest_seq(home)
     seq = state.next_seq(home, view)
-    rows = stream_events(home, decl.stream, upto_seq, window.opens(close), close).select(*KEY, "ts")
-    register_terms(home.spark, home.path("terms"), rows.select(F.explode(F.array(*KEY)).alias("term")))
-    items = rows.groupBy(*KEY).agg(F.max("ts").alias("origin")).select(
-        *(term_id(F.col(c)).alias(c) for c in KEY), "origin", F.lit("explicit").alias("rule")
-    ).localCheckpoint()
+    events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
+    items = explicit_items(events).localCheckpoint()
     empty = home.spark.createDataFrame([], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
-    result = run_fixpoint(home.spark, empty, items, compiled.tables)
+    result = run_fixpoint(home.spark, empty, items.drop("n"), compiled.tables)
     mat.overwrite(home, view, window, result.changes)
-    stats = result.changes.agg(
-        F.count("*").alias("n"),
-        F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
-    ).first()
+    stats = change_stats(result.changes)
     record = state.Published(
         seq=seq, close=close, version=mat.version(home, view), mode="rebuild",
-        events_seq=upto_seq, admitted=items.count(), expired=0, derived=stats.derived or 0,
+        events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
+        derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
     )
     state.append(home, view, record)

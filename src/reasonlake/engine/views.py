@@ -11,7 +11,9 @@ from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import state
 from reasonlake.engine.home import Home
+from reasonlake.engine.terms import register_terms
 from reasonlake.errors import ViewChangedError
+from reasonlake.vocab import TYPE
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,9 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
             f"view '{decl.name}' exists with a different {', '.join(changed)}; pass --rebuild "
             "to rematerialize it from the events with the new definition"
         )
+    # The dictionary must know the TBox terms that rules put into derived facts.
+    vocabulary = sorted(program.terms() | {TYPE})
+    register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
     _save(home, decl)
     mat.create(home, decl.name)
     if not existing:

@@ -1,0 +1,25 @@
+"""The README's main job runs end to end: example view, stream, slides, export, SQL, history."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+def test_example_script(tmp_path):
+    env = dict(os.environ, REASONLAKE_HOME=str(tmp_path / "lake"), REASONLAKE_DRIVER_MEMORY="1g")
+    run = subprocess.run(["bash", "scripts/example.sh"], cwd=REPO, env=env, capture_output=True,
+                         text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = run.stdout
+    # the view at 10:08 holds adam's tweet4 and what the ontology entails from it
+    assert "<http://example.org/people#tweet4> <http://rdfs.org/sioc/ns#has_creator> <http://example.org/people#adam> ." in out
+    assert "<http://example.org/people#adam> <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://example.org/social#Agent> ." in out
+    # the SQL query found bob as an agent (tweet5 at 10:09:50) with his expiry
+    assert "<http://example.org/people#bob> | 2026-11-22T10:09:50.000Z | 2026-11-22T10:14:50.000Z | true" in out
+    assert "close" in out and "version" in out
