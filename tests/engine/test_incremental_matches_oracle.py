@@ -20,7 +20,7 @@ TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 CLASSES = [f"<{EX}C{i}>" for i in range(5)]
 PROPS = [f"<{EX}p{i}>" for i in range(4)]
 PEOPLE = [f"<{EX}i{i}>" for i in range(5)]
-EXAMPLES = int(os.environ.get("REASONLAKE_PROPERTY_EXAMPLES", "4"))
+EXAMPLES = int(os.environ.get("REASONLAKE_PROPERTY_EXAMPLES", "3"))
 
 
 def axioms(profile: str):
