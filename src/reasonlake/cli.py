@@ -189,9 +189,9 @@ def _sql(args) -> int:
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
         for row in rows:
-            writer.writerow([_plain(v) for v in row])
+            writer.writerow([_cell(v) for v in row])
     else:
-        cells = [[str(_plain(v)) for v in row] for row in rows]
+        cells = [[_cell(v) for v in row] for row in rows]
         widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
         print(" | ".join(c.ljust(w) for c, w in zip(columns, widths)))
         print("-+-".join("-" * w for w in widths))
@@ -213,6 +213,13 @@ def _utc_strings(df):
             for f in df.schema.fields
         )
     )
+
+
+def _cell(value) -> str:
+    """A value as SQL prints it: booleans lower case, NULL for nothing."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "NULL" if value is None else str(_plain(value))
 
 
 def _plain(value):
