@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import csv
 import gc
-import json
 import math
 import os
 import random

@@ -40,12 +40,9 @@ def lineage(home: Home, view: str) -> list[Published]:
     effective: list[Published] = []
     for row in rows:
         record = Published(**row.asDict())
-        if record.mode in ("rebuild", "reset"):
+        if record.mode == "rebuild":
             effective = [r for r in effective if r.close < record.close]
-        if record.mode != "reset":
-            effective.append(record)
-        else:
-            effective = []
+        effective.append(record)
     return effective
 
 
