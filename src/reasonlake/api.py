@@ -69,3 +69,29 @@ class Lakehouse:
         self.home.require_init()
         self.home.view(name)
         return state.lineage(self.home, name)
+
+    def violations(self, name: str, *, close: int | None = None):
+        """The violations live at a close (default: the last processed one), decoded."""
+        from delta.tables import DeltaTable
+
+        from reasonlake.engine import violations
+
+        self.home.require_init()
+        self.home.view(name)
+        history = state.lineage(self.home, name)
+        if not history or not DeltaTable.isDeltaTable(self.spark, violations.path(self.home, name)):
+            return None, history[-1].close if history else None
+        record, at = read.pick(self.home, name, close, None)
+        return violations.decoded(self.home, name, at), at
+
+    def rules(self, name: str):
+        """The compiled program of a view (or of a view file): active rules, ignored axioms."""
+        from reasonlake.compile.program import compile_program
+        from reasonlake.compile.tbox import load_tbox
+
+        if name.endswith((".yaml", ".yml")) and Path(name).is_file():
+            decl = load_view(name)
+        else:
+            self.home.require_init()
+            decl = self.home.view(name)
+        return decl, compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)

@@ -59,6 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="one line per processed close")
     history.add_argument("view")
+
+    rules = sub.add_parser("rules", help="which rules a view's ontology activates, which axioms it ignores")
+    rules.add_argument("view", help="a view name, or a view file (FILE.yaml)")
+
+    violations = sub.add_parser("violations", help="the inconsistencies a view holds at a close")
+    violations.add_argument("view")
+    violations.add_argument("--close", type=str, help="close (default: the last processed one)")
+    violations.add_argument("--format", choices=("text", "json"), default="text")
     return parser
 
 
@@ -117,9 +125,13 @@ def _run(args) -> int:
         return _export(args)
     if args.command == "sql":
         return _sql(args)
+    if args.command == "rules":
+        return _rules(args)
+    if args.command == "violations":
+        return _violations(args)
     if args.command == "history":
         rows = _lakehouse(args).history(args.view)
-        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds")
+        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds  violations")
         for r in rows:
             print(_history_line(r))
         return 0
@@ -130,7 +142,57 @@ def _history_line(r) -> str:
     return (
         f"{format_time(r.close):<25} {r.version:>7}  {r.mode:<7} {r.admitted:>9} {r.expired:>8} "
         f"{r.derived:>8} {r.renewed:>8} {r.rounds:>7} {r.late:>5} {r.seconds:>8.2f}"
+        f"  {'-' if r.violations is None else r.violations:>10}"
     )
+
+
+def _rules(args) -> int:
+    from reasonlake.compile.rules import CATALOGUE
+
+    if args.view.endswith((".yaml", ".yml")) and Path(args.view).is_file():
+        from reasonlake.compile.program import compile_program
+        from reasonlake.compile.tbox import load_tbox
+        from reasonlake.declare.view import load_view
+
+        decl = load_view(args.view)  # no Spark needed for a file
+        program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+    else:
+        decl, program = _lakehouse(args).rules(args.view)
+    equality = "unique names" if decl.unique_names else "standard equality (owl:sameAs)"
+    print(f"view {decl.name}: profile {decl.profile}"
+          + (f", {equality}" if decl.profile == "owl2rl" else ""))
+    print("active rules (rule id, shape, TBox instantiations):")
+    for rule, n in program.active_rules().items():
+        shape = CATALOGUE[rule].shape
+        if rule in {j.rule for j in program.negative()}:
+            shape = "violation"
+        print(f"  {rule:<14} {shape:<11} {n:>7}")
+    print(f"ignored axioms: {len(program.ignored)}")
+    for axiom, reason in program.ignored:
+        print(f"  {axiom}  # {reason}")
+    return 0
+
+
+def _violations(args) -> int:
+    close = _time(args.close) if args.close else None
+    rows, at = _lakehouse(args).violations(args.view, close=close)
+    found = rows.collect() if rows is not None else []
+    if args.format == "json":
+        for r in found:
+            print(json.dumps({
+                "rule": r.rule, "since": _plain(r.since), "bindings": r.bindings or {},
+                "triples": [{"triple": t.triple, "origin": _plain(t.origin)} for t in r.triples],
+            }))
+        return 0
+    when = format_time(at) if at is not None else "no close processed yet"
+    status = "consistent" if not found else f"inconsistent: {len(found)} violation(s)"
+    print(f"view {args.view} at {when}: {status}")
+    for r in found:
+        binds = ", ".join(f"{k}={v}" for k, v in sorted((r.bindings or {}).items()))
+        print(f"{r.rule}  since {_plain(r.since)}  {binds}")
+        for t in r.triples:
+            print(f"    {t.triple}  (origin {_plain(t.origin)})")
+    return 0
 
 
 def _ingest(args) -> int:

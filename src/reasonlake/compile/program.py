@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
 from reasonlake.vocab import OWL, RDF, RDFS, SAME_AS, TYPE, iri
 
@@ -20,7 +21,8 @@ SUBJECT, OBJECT = "s", "o"
 class LinearRule:
     """One TBox instantiation of a single-premise rule.
 
-    Premise ``(x in_p y)`` (and ``y == in_o`` when ``in_o`` is set, as for ``rdf:type C``);
+    Premise ``(x in_p y)`` (and ``y == in_o`` when ``in_o`` is set, as for ``rdf:type C``
+    or a ``owl:hasValue`` restriction's ``(x P v)``);
     head subject is ``x`` or ``y`` (``out_s``), head predicate ``out_p``, head object ``x``,
     ``y`` or the constant term ``out_o``.
     """
@@ -39,15 +41,31 @@ class Program:
     linear: tuple[LinearRule, ...]
     transitive: tuple[str, ...]
     ignored: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (axiom, reason)
+    joins: tuple[JoinRule, ...] = ()  # multi-premise rules; head None: a violation
+    background: tuple[tuple[str, tuple[str, str, str]], ...] = ()  # (rule, triple), origin +inf
+    schema: tuple[tuple[str, int], ...] = ()  # TBox-only rules run here, with their uses
+    unique_names: bool = True
 
     def active_rules(self) -> dict[str, int]:
         """Rule id -> number of TBox instantiations."""
         counts: dict[str, int] = defaultdict(int)
         for rule in self.linear:
             counts[rule.rule] += 1
-        for _ in self.transitive:
-            counts["prp-trp"] += 1
+        for p in self.transitive:
+            counts["eq-trans" if p == SAME_AS else "prp-trp"] += 1
+        for rule in self.joins:
+            counts[rule.rule] += 1
+        for rule, _ in self.background:
+            counts[rule] += 1
+        for rule, n in self.schema:
+            counts[rule] += n
         return dict(sorted(counts.items()))
+
+    def negative(self) -> tuple[JoinRule, ...]:
+        return tuple(r for r in self.joins if r.head is None)
+
+    def positive(self) -> tuple[JoinRule, ...]:
+        return tuple(r for r in self.joins if r.head is not None)
 
     def terms(self) -> set[str]:
         out = set(self.transitive)
@@ -55,6 +73,11 @@ class Program:
             out.update(t for t in (r.in_p, r.in_o, r.out_p) if t)
             if r.out_o not in (SUBJECT, OBJECT):
                 out.add(r.out_o)
+        for j in self.joins:
+            for atom in j.body + ((j.head,) if j.head else ()):
+                out.update(t for t in atom if not t.startswith("?"))
+        for _, triple in self.background:
+            out.update(triple)
         return out
 
 
@@ -76,14 +99,18 @@ _INERT_TYPES = {
     iri(OWL + x)
     for x in (
         "Class", "ObjectProperty", "DatatypeProperty", "AnnotationProperty", "Ontology",
-        "NamedIndividual", "Thing",
+        "NamedIndividual", "Thing", "Restriction", "Nothing",
     )
 } | {iri(RDFS + "Class"), iri(RDF + "Property"), iri(RDFS + "Datatype")}
 
 
-def compile_program(tbox: frozenset[tuple[str, str, str]], profile: str) -> Program:
+def compile_program(
+    tbox: frozenset[tuple[str, str, str]], profile: str, unique_names: bool = True
+) -> Program:
     allowed = set(PROFILE_RULES[profile])
     owl = profile != "rdfs"
+    full_owl = profile == "owl2rl"
+    constructs = compile_constructs(tbox, unique_names) if full_owl else None
     sub_class: dict[str, set[str]] = defaultdict(set)  # C -> direct supers
     sub_prop: dict[str, set[str]] = defaultdict(set)
     via: dict[tuple[str, str], str] = {}  # direct edge -> rule id that uses it
@@ -94,7 +121,13 @@ def compile_program(tbox: frozenset[tuple[str, str, str]], profile: str) -> Prog
     ignored: list[tuple[str, str]] = []
     ids = _rule_ids(profile)
 
+    if constructs is not None:
+        for sub, sup, rule in constructs.class_edges:
+            _edge(sub_class, via, sub, sup, rule)
+        ignored.extend(constructs.ignored)
     for s, p, o in sorted(tbox):
+        if constructs is not None and (s, p, o) in constructs.used:
+            continue
         if p == _SUB_CLASS:
             _edge(sub_class, via, s, o, ids["sco"])
         elif p == _SUB_PROP:
@@ -119,6 +152,9 @@ def compile_program(tbox: frozenset[tuple[str, str, str]], profile: str) -> Prog
             continue
         elif p in (iri(RDF + "first"), iri(RDF + "rest")):
             continue  # list cells: reported through the axiom that uses the list
+        elif not _schema_term(p) and not (p == TYPE and _schema_term(o)):
+            ignored.append((f"{s} {p} {o} .", "an instance assertion, not an axiom; "
+                            "declare instance data as the view's background"))
         else:
             ignored.append((f"{s} {p} {o} .", f"not used by the {profile} profile"))
 
@@ -158,8 +194,22 @@ def compile_program(tbox: frozenset[tuple[str, str, str]], profile: str) -> Prog
         linear.append(LinearRule("prp-symp", p, None, OBJECT, p, SUBJECT))
     if "eq-sym" in allowed:
         linear.append(LinearRule("eq-sym", SAME_AS, None, OBJECT, SAME_AS, SUBJECT))
+    joins: tuple[JoinRule, ...] = ()
+    background: tuple = ()
+    schema: list[tuple[str, int]] = []
+    if constructs is not None:
+        linear.extend(LinearRule(*fields) for fields in constructs.linear)
+        joins = tuple(dict.fromkeys(constructs.joins))
+        background = tuple(dict.fromkeys(constructs.background))
+        if not unique_names:
+            transitive.add(SAME_AS)  # eq-trans
+        schema = [("cls-thing", 1), ("cls-nothing1", 1)]
+        schema += [(rule, n) for rule, n in (
+            ("scm-sco", sum(len(v) for v in class_sup.values())),
+            ("scm-spo", sum(len(v) for v in prop_sup.values())),
+        ) if n]
 
-    unknown = {r.rule for r in linear} - allowed - {"scm-sco", "scm-spo"}
+    unknown = ({r.rule for r in linear} | {j.rule for j in joins}) - allowed - {"scm-sco", "scm-spo"}
     assert not unknown, f"compiler produced rules outside the {profile} profile: {unknown}"
     assert all(r.rule in CATALOGUE for r in linear)
     return Program(
@@ -167,7 +217,15 @@ def compile_program(tbox: frozenset[tuple[str, str, str]], profile: str) -> Prog
         linear=tuple(dict.fromkeys(linear)),
         transitive=tuple(sorted(transitive)),
         ignored=tuple(ignored),
+        joins=joins,
+        background=background,
+        schema=tuple(schema),
+        unique_names=unique_names,
     )
+
+
+def _schema_term(term: str) -> bool:
+    return term.startswith((iri(OWL)[:-1], iri(RDFS)[:-1], iri(RDF)[:-1]))
 
 
 def _rule_ids(profile: str) -> dict[str, str]:

@@ -19,9 +19,11 @@ from reasonlake.errors import TimeFormatError, ViewDeclarationError
 from reasonlake.plan.windows import Window
 
 PROFILES = ("rdfs", "rdfs-plus", "owl2rl")
-SUPPORTED_PROFILES = ("rdfs", "rdfs-plus")
+SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-KNOWN_FIELDS = {"name", "stream", "ontology", "profile", "window", "description"}
+KNOWN_FIELDS = {
+    "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
+}
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,10 @@ class ViewDecl:
     window: Window
     ontology: tuple[OntologySource, ...] = field(default_factory=tuple)
     description: str = ""
+    # owl2rl: two different names never denote the same individual (Proost & Bonte).
+    unique_names: bool = True
+    # Static instance data: facts that never expire and take part in every derivation.
+    background: tuple[OntologySource, ...] = field(default_factory=tuple)
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -48,6 +54,12 @@ class ViewDecl:
             "window": asdict(self.window),
             "ontology": [hashlib.sha256(o.text.encode()).hexdigest() for o in self.ontology],
         }
+        # Fields added after the first release enter the fingerprint only when they differ
+        # from their default, so existing views keep their identity.
+        if not self.unique_names:
+            payload["unique_names"] = False
+        if self.background:
+            payload["background"] = [hashlib.sha256(o.text.encode()).hexdigest() for o in self.background]
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
     def to_json(self) -> str:
@@ -59,6 +71,8 @@ class ViewDecl:
                 "window": asdict(self.window),
                 "ontology": [asdict(o) for o in self.ontology],
                 "description": self.description,
+                "unique_names": self.unique_names,
+                "background": [asdict(o) for o in self.background],
             }
         )
 
@@ -72,6 +86,8 @@ class ViewDecl:
             window=Window(**raw["window"]),
             ontology=tuple(OntologySource(**o) for o in raw["ontology"]),
             description=raw.get("description", ""),
+            unique_names=raw.get("unique_names", True),
+            background=tuple(OntologySource(**o) for o in raw.get("background", [])),
         )
 
 
@@ -120,7 +136,16 @@ def load_view(path: str | Path) -> ViewDecl:
         window=_window(path, raw),
         ontology=_ontology(path, raw),
         description=str(raw.get("description", "") or ""),
+        unique_names=_flag(path, raw, "unique_names", True),
+        background=_ontology(path, raw, "background"),
     )
+
+
+def _flag(path: Path, raw: dict, key: str, default: bool) -> bool:
+    value = raw.get(key, default)
+    if not isinstance(value, bool):
+        raise _fail(path, key, f"{value!r} is not a boolean; write {key}: true or {key}: false")
+    return value
 
 
 def _identifier(path: Path, raw: dict, key: str) -> str:
@@ -173,21 +198,21 @@ def _window(path: Path, raw: dict) -> Window:
     return Window(width=parsed["width"], slide=parsed["slide"], start=start)
 
 
-def _ontology(path: Path, raw: dict) -> tuple[OntologySource, ...]:
-    value = raw.get("ontology", [])
+def _ontology(path: Path, raw: dict, key: str = "ontology") -> tuple[OntologySource, ...]:
+    value = raw.get(key, [])
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _fail(path, "ontology", "must be a list of file paths relative to the view file")
+        raise _fail(path, key, "must be a list of file paths relative to the view file")
     sources = []
     for item in value:
         file = (path.parent / item).resolve()
         fmt = _FORMATS.get(file.suffix.lower())
         if fmt is None:
             raise _fail(
-                path, "ontology", f"{item}: unknown suffix; allowed: {', '.join(sorted(_FORMATS))}"
+                path, key, f"{item}: unknown suffix; allowed: {', '.join(sorted(_FORMATS))}"
             )
         if not file.is_file():
-            raise _fail(path, "ontology", f"{item}: no such file (looked at {file})")
+            raise _fail(path, key, f"{item}: no such file (looked at {file})")
         sources.append(OntologySource(path=item, text=file.read_text(), format=fmt))
     return tuple(sources)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine import join_rules
 from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
 
 KEY = ["s", "p", "o"]
@@ -75,12 +76,12 @@ def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
 
 
 def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, small: bool) -> DataFrame:
-    props = F.broadcast(transitive)
-    d = delta.join(props, "p").select(*KEY, "origin")
+    props = F.broadcast(transitive.withColumnRenamed("rule", "trule"))
+    d = delta.join(props, "p").select(*KEY, "origin", "trule")
     if small:
         # A small Δ is the build side: the materialization is scanned once, never shuffled.
         d = F.broadcast(d)
-    f = full.join(props, "p").select(*KEY, "origin")
+    f = full.join(props, "p").select(*KEY, "origin", "trule")
     left = d.alias("a").join(f.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
     right = f.alias("a").join(d.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
     out = None
@@ -88,21 +89,26 @@ def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, 
         part = side.select(
             F.col("a.s").alias("s"), F.col("a.p").alias("p"), F.col("b.o").alias("o"),
             F.least(F.col("a.origin"), F.col("b.origin")).alias("origin"),
-            F.lit("prp-trp").alias("rule"),
+            F.col("a.trule").alias("rule"),
         )
         out = part if out is None else out.unionByName(part)
-    return out
+    # x owl:sameAs x (eq-ref) holds for every term: it is not materialized.
+    return out.where(~((F.col("rule") == "eq-trans") & (F.col("s") == F.col("o"))))
 
 
-def derive(delta: DataFrame, full: DataFrame, tables: ProgramTables, small: bool = False) -> DataFrame:
+def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables, small: bool = False) -> DataFrame:
     """Every consequence of one rule application with at least one premise in Δ."""
-    typed = delta.where(F.col("p") == tables.type_id)
     parts = [
-        _apply_linear(typed, tables.by_class, lambda d, r: F.col("d.o") == F.col("r.in_o")),
+        _apply_linear(delta, tables.by_value,
+                      lambda d, r: (F.col("d.p") == F.col("r.in_p")) & (F.col("d.o") == F.col("r.in_o"))),
         _apply_linear(delta, tables.by_property, lambda d, r: F.col("d.p") == F.col("r.in_p")),
     ]
     if tables.transitive is not None:
         parts.append(_apply_transitive(delta, full, tables.transitive, small))
+    if tables.joins:
+        present = join_rules.present_in(delta, tables.type_id)
+        d = F.broadcast(delta) if small else delta
+        parts += join_rules.derivations(spark, tables.joins, d, full, present, tables.same_as_id)
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
@@ -133,7 +139,7 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
         deltas.append(delta)
         known = known.unionByName(delta)
         full = known.select(*KEY, "origin")
-        candidates = derive(delta, full, tables, small=size <= BROADCAST_ROWS)
+        candidates = derive(spark, delta, full, tables, small=size <= BROADCAST_ROWS)
     return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
 
 
@@ -146,3 +152,14 @@ def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
         union = union.unionByName(d)
     before = base.select(*KEY, F.col("origin").alias("prev_origin"))
     return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
+
+
+def find_violations(spark, base: DataFrame, changes: DataFrame, tables: ProgramTables) -> DataFrame | None:
+    """Violations with at least one premise among this step's changes (new or renewed facts),
+    the others from the materialization after the step. None: the program has no negative rule."""
+    if not tables.negative:
+        return None
+    delta = changes.select(*KEY, "origin")
+    full = base.select(*KEY, "origin").unionByName(delta)
+    present = join_rules.present_in(delta, tables.type_id)
+    return join_rules.violations(spark, tables.negative, delta, full, present)

@@ -1,14 +1,15 @@
 """A compiled program as small Spark tables, broadcast into every rule join."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.compile.program import OBJECT, SUBJECT, Program
+from reasonlake.engine.join_rules import JoinGroup, group_rules
 from reasonlake.engine.terms import term_id
-from reasonlake.vocab import TYPE
+from reasonlake.vocab import SAME_AS, TYPE
 
 # How a head term is built from the premise: its subject, its object, or a constant.
 FROM_S, FROM_O, CONSTANT = 0, 1, 2
@@ -17,16 +18,32 @@ FROM_S, FROM_O, CONSTANT = 0, 1, 2
 @dataclass
 class ProgramTables:
     type_id: int
-    by_class: DataFrame  # premise (x rdf:type in_o)
+    same_as_id: int
+    by_value: DataFrame  # premise (x in_p in_o): rdf:type C, or a hasValue restriction's (x P v)
     by_property: DataFrame  # premise (x in_p y), any y
-    transitive: DataFrame | None  # column p
+    transitive: DataFrame | None  # columns p, rule
+    joins: list[JoinGroup] = field(default_factory=list)  # positive multi-premise rules
+    negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
+    background: DataFrame | None = None  # s, p, o, origin (+inf), rule
 
 
 def _source(position: str) -> int:
     return {SUBJECT: FROM_S, OBJECT: FROM_O}.get(position, CONSTANT)
 
 
-def encode_program(spark, program: Program) -> ProgramTables:
+def term_ids(spark, terms: set[str]) -> dict[str, int]:
+    """Ids of a set of terms, computed by the same Spark expression the tables use."""
+    if not terms:
+        return {}
+    rows = (
+        spark.createDataFrame([(t,) for t in sorted(terms)], "term STRING")
+        .select("term", term_id(F.col("term")).alias("id"))
+        .collect()
+    )
+    return {r.term: r.id for r in rows}
+
+
+def encode_program(spark, program: Program, extra_background=()) -> ProgramTables:
     rows = [
         (
             r.rule,
@@ -50,17 +67,35 @@ def encode_program(spark, program: Program) -> ProgramTables:
         "out_o_from",
         term_id(F.col("out_o")).alias("out_o"),
     ).cache()
-    type_id = spark.range(1).select(term_id(F.lit(TYPE)).alias("id")).first().id
+    ids = term_ids(spark, program.terms() | {TYPE, SAME_AS})
     transitive = None
     if program.transitive:
         transitive = (
-            spark.createDataFrame([(p,) for p in program.transitive], "p STRING")
-            .select(term_id(F.col("p")).alias("p"))
+            spark.createDataFrame(
+                [(p, "eq-trans" if p == SAME_AS else "prp-trp") for p in program.transitive],
+                "p STRING, rule STRING",
+            )
+            .select(term_id(F.col("p")).alias("p"), "rule")
             .cache()
         )
+    from reasonlake.plan.windows import NEVER
+
+    facts = [(rule, *triple) for rule, triple in program.background] + [
+        ("explicit", *triple) for triple in extra_background
+    ]
+    background = None
+    if facts:
+        background = spark.createDataFrame(facts, "rule STRING, s STRING, p STRING, o STRING").select(
+            *(term_id(F.col(x)).alias(x) for x in ("s", "p", "o")),
+            F.lit(NEVER).cast("long").alias("origin"), "rule",
+        )
     return ProgramTables(
-        type_id=type_id,
-        by_class=encoded.where(F.col("in_o").isNotNull()),
+        type_id=ids[TYPE],
+        same_as_id=ids[SAME_AS],
+        by_value=encoded.where(F.col("in_o").isNotNull()),
         by_property=encoded.where(F.col("in_o").isNull()).drop("in_o"),
         transitive=transitive,
+        joins=group_rules(program.positive(), ids),
+        negative=group_rules(program.negative(), ids),
+        background=background,
     )

@@ -4,14 +4,16 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
 from reasonlake.engine import state
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import decode
 from reasonlake.errors import UserError
+from reasonlake.plan.windows import NEVER
 
 
-def _pick(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int]:
+def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int]:
     decl = home.view(view)
     history = state.lineage(home, view)
     if not history:
@@ -50,7 +52,7 @@ def _pick(home: Home, view: str, close: int | None, version: int | None) -> tupl
 
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
-    record, at = _pick(home, view, close, version)
+    record, at = pick(home, view, close, version)
     window = home.view(view).window
     table = (
         home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
@@ -64,10 +66,16 @@ def decoded(home: Home, view: str, close: int | None = None, version: int | None
     window = home.view(view).window
     ids = facts(home, view, close, version)
     named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
+    # Anonymous class expressions of the ontology (x rdf:type [a restriction]) are the
+    # engine's intermediate facts, not something a reader can name: they stay internal.
+    hidden = F.lit(f"<{ANONYMOUS_PREFIX}")
+    named = named.where(~(F.col("subject").startswith(hidden) | F.col("predicate").startswith(hidden)
+                          | F.col("object").startswith(hidden)))
+    background = F.col("origin") >= F.lit(NEVER)
     return named.select(
         "subject", "predicate", "object",
-        F.timestamp_millis(F.col("origin")).alias("origin"),
-        F.timestamp_millis(F.col("origin") + F.lit(window.width)).alias("expires"),
+        F.when(~background, F.timestamp_millis(F.col("origin"))).alias("origin"),
+        F.when(~background, F.timestamp_millis(F.col("origin") + F.lit(window.width))).alias("expires"),
         (F.col("rule") != "explicit").alias("inferred"),
         "rule",
     )
@@ -89,6 +97,14 @@ def register_sql_views(home: Home) -> list[str]:
         if state.lineage(home, name):
             decoded(home, name).drop("rule").createOrReplaceTempView(name)
             names.append(name)
+    from delta.tables import DeltaTable
+
+    from reasonlake.engine import violations
+
+    for name in names:
+        if DeltaTable.isDeltaTable(home.spark, violations.path(home, name)):
+            close = state.lineage(home, name)[-1].close
+            violations.decoded(home, name, close).createOrReplaceTempView(f"{name}_violations")
     for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
         home.table(table).createOrReplaceTempView(f"rl_{table}")
     return names

@@ -17,8 +17,9 @@ from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import state
+from reasonlake.engine import violations as viol
 from reasonlake.engine.admit import admit, next_event_time, record_late
-from reasonlake.engine.fixpoint import run_fixpoint
+from reasonlake.engine.fixpoint import find_violations, run_fixpoint
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
 
@@ -33,8 +34,18 @@ class Compiled:
 
 
 def compile_view(home: Home, decl: ViewDecl) -> Compiled:
-    program = compile_program(load_tbox(decl.ontology), decl.profile)
-    return Compiled(decl=decl, tables=encode_program(home.spark, program))
+    program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+    background = sorted(load_tbox(decl.background)) if decl.background else ()
+    return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background))
+
+
+def _seed(compiled: Compiled, items, first: bool):
+    """The step's candidate facts: the admitted items, and at a view's first close (or a
+    rebuild) the background facts, which never expire."""
+    background = compiled.tables.background
+    if first and background is not None:
+        return items.unionByName(background)
+    return items
 
 
 def _maybe_crash(step: str) -> None:
@@ -105,10 +116,14 @@ def process_close(
     # The table after expiry, read once: every round joins it, and a Delta scan per round
     # (snapshot, file index, deletion vectors) costs far more than one local copy.
     base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
-    result = run_fixpoint(home.spark, base, admission.items.drop("n"), compiled.tables)
+    seed = _seed(compiled, admission.items.drop("n"), first=last is None)
+    result = run_fixpoint(home.spark, base, seed, compiled.tables)
     changes = result.changes
     _maybe_crash("reason")
     stats = change_stats(changes)
+    found = find_violations(home.spark, base, changes, compiled.tables)
+    if found is not None:
+        viol.record(home, decl.name, decl.window, found, close)
     if stats.n:
         mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
     _maybe_crash("publish")
@@ -117,6 +132,7 @@ def process_close(
         events_seq=upto_seq, admitted=admission.count, expired=expired,
         derived=stats.derived, renewed=stats.renewed, rounds=result.rounds,
         late=late, seconds=round(time.perf_counter() - started, 3),
+        violations=viol.count_live(home, decl.name, close) if found is not None else 0,
     )
     state.append(home, decl.name, record)
     return record
@@ -156,7 +172,10 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
     events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
     items = explicit_items(events).localCheckpoint()
     empty = home.spark.createDataFrame([], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
-    result = run_fixpoint(home.spark, empty, items.drop("n"), compiled.tables)
+    result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
+    found = find_violations(home.spark, empty, result.changes, compiled.tables)
+    if found is not None:
+        viol.replace(home, view, window, found, close)
     mat.overwrite(home, view, window, result.changes)
     stats = change_stats(result.changes)
     record = state.Published(
@@ -164,6 +183,7 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
         events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
+        violations=viol.count_live(home, view, close) if found is not None else 0,
     )
     state.append(home, view, record)
     return record

@@ -27,6 +27,7 @@ class Published:
     rounds: int
     late: int
     seconds: float
+    violations: int | None = 0  # owl2rl: violations live at this close (None: not recorded)
 
 
 def lineage(home: Home, view: str) -> list[Published]:
@@ -59,6 +60,7 @@ def append(home: Home, view: str, record: Published) -> None:
         F.col("derived").cast("long"), F.col("renewed").cast("long"),
         F.col("rounds").cast("int"), F.col("late").cast("long"),
         F.col("seconds").cast("double"), F.current_timestamp().alias("at"),
+        F.col("violations").cast("long"),
     )
     (
         df.write.format("delta").mode("append")

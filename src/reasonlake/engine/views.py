@@ -9,7 +9,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
-from reasonlake.engine import state
+from reasonlake.engine import state, violations
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import register_terms
 from reasonlake.errors import ViewChangedError
@@ -25,7 +25,8 @@ class CreateReport:
 
 
 def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> CreateReport:
-    program = compile_program(load_tbox(decl.ontology), decl.profile)
+    program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+    background = load_tbox(decl.background) if decl.background else frozenset()
     existing = home.table("views").where(F.col("name") == decl.name).collect()
     report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
     if existing and existing[0].fingerprint == decl.fingerprint():
@@ -37,6 +38,8 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
                 ("stream", old.stream, decl.stream), ("profile", old.profile, decl.profile),
                 ("window", old.window, decl.window),
                 ("ontology", [o.text for o in old.ontology], [o.text for o in decl.ontology]),
+                ("unique_names", old.unique_names, decl.unique_names),
+                ("background", [o.text for o in old.background], [o.text for o in decl.background]),
             ) if a != b
         ]
         raise ViewChangedError(
@@ -44,10 +47,12 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
             "to rematerialize it from the events with the new definition"
         )
     # The dictionary must know the TBox terms that rules put into derived facts.
-    vocabulary = sorted(program.terms() | {TYPE})
+    vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
     _save(home, decl)
     mat.create(home, decl.name)
+    if program.negative():
+        violations.create(home, decl.name)
     if not existing:
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
