@@ -49,6 +49,7 @@ ABOX_TYPES = frozenset(
     iri(x)
     for x in (
         OWL + "Thing",
+        OWL + "Nothing",  # x a owl:Nothing asserts an inconsistency about x (cls-nothing2)
         OWL + "NamedIndividual",
         OWL + "AllDifferent",
         OWL + "NegativePropertyAssertion",

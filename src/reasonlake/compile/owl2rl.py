@@ -169,6 +169,8 @@ def compile_constructs(tbox: frozenset[Triple], unique_names: bool) -> Construct
             same_as("prp-key", body, "?x", "?y")
         elif p == TYPE and o == _o("NegativePropertyAssertion"):
             _negative_assertion(index, s, out)
+        elif p == _o("sourceIndividual") and (s, TYPE, _o("NegativePropertyAssertion")) not in tbox:
+            _negative_assertion(index, s, out)  # prp-npa1/2 do not need the rdf:type triple
         elif p in (SAME_AS, DIFFERENT_FROM):
             out.ignored.append((_axiom(t), "an instance assertion in the ontology; declare it under background:"))
             out.used.add(t)

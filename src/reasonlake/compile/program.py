@@ -95,6 +95,11 @@ _SYMMETRIC = iri(OWL + "SymmetricProperty")
 _INERT_PREDICATES = {
     iri(RDFS + x) for x in ("label", "comment", "seeAlso", "isDefinedBy")
 } | {iri(OWL + x) for x in ("versionInfo", "imports", "priorVersion", "versionIRI", "deprecated")}
+# prp-ap (OWL 2 RL, Table 5): one premise-less instantiation per built-in annotation property.
+_BUILTIN_ANNOTATION_PROPERTIES = (
+    "rdfs:label", "rdfs:comment", "rdfs:seeAlso", "rdfs:isDefinedBy", "owl:deprecated",
+    "owl:versionInfo", "owl:priorVersion", "owl:backwardCompatibleWith", "owl:incompatibleWith",
+)
 _INERT_TYPES = {
     iri(OWL + x)
     for x in (
@@ -203,7 +208,7 @@ def compile_program(
         background = tuple(dict.fromkeys(constructs.background))
         if not unique_names:
             transitive.add(SAME_AS)  # eq-trans
-        schema = [("cls-thing", 1), ("cls-nothing1", 1)]
+        schema = [("cls-thing", 1), ("cls-nothing1", 1), ("prp-ap", len(_BUILTIN_ANNOTATION_PROPERTIES))]
         schema += [(rule, n) for rule, n in (
             ("scm-sco", sum(len(v) for v in class_sup.values())),
             ("scm-spo", sum(len(v) for v in prop_sup.values())),

@@ -96,7 +96,9 @@ def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, 
     return out.where(~((F.col("rule") == "eq-trans") & (F.col("s") == F.col("o"))))
 
 
-def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables, small: bool = False) -> DataFrame:
+def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
+           present: join_rules.Present | None = None, small: bool = False,
+           full_small: bool = False) -> DataFrame:
     """Every consequence of one rule application with at least one premise in Δ."""
     parts = [
         _apply_linear(delta, tables.by_value,
@@ -106,9 +108,9 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables, smal
     if tables.transitive is not None:
         parts.append(_apply_transitive(delta, full, tables.transitive, small))
     if tables.joins:
-        present = join_rules.present_in(delta, tables.type_id)
         d = F.broadcast(delta) if small else delta
-        parts += join_rules.derivations(spark, tables.joins, d, full, present, tables.same_as_id)
+        parts += join_rules.derivations(spark, tables.joins, d, full, present, tables.same_as_id, small,
+                                        full_small)
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)
@@ -124,22 +126,28 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
     seed: candidate facts (s, p, o, origin, rule), e.g. the admitted items."""
     deltas: list[DataFrame] = []
     known = base.select(*KEY, "origin", "rule")
+    known_rows = base.count() if tables.joins else 0
     candidates = seed
     while True:
-        # Checkpointing every round cuts the lineage, so round k plans as fast as round 1;
-        # counting a checkpoint is cheap and tells whether broadcasting pays.
-        best = best_per_fact(candidates).localCheckpoint()
+        # One job each: the best candidates (cached, counted: is broadcasting them safe?),
+        # Δ (checkpointed, so round k plans as fast as round 1), and Δ's summary (its size
+        # and which predicates and classes it holds, to skip rules it cannot trigger).
+        best = best_per_fact(candidates).persist()
         n = best.count()
         if n == 0:
+            best.unpersist()
             break
         delta = _beaten(best, known, small=n <= BROADCAST_ROWS).localCheckpoint()
-        size = delta.count()
+        best.unpersist()
+        size, present = join_rules.summarize(delta, tables.type_id)
         if size == 0:
             break
         deltas.append(delta)
         known = known.unionByName(delta)
+        known_rows += size
         full = known.select(*KEY, "origin")
-        candidates = derive(spark, delta, full, tables, small=size <= BROADCAST_ROWS)
+        candidates = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
+                            full_small=known_rows <= BROADCAST_ROWS)
     return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
 
 
@@ -161,5 +169,7 @@ def find_violations(spark, base: DataFrame, changes: DataFrame, tables: ProgramT
         return None
     delta = changes.select(*KEY, "origin")
     full = base.select(*KEY, "origin").unionByName(delta)
-    present = join_rules.present_in(delta, tables.type_id)
-    return join_rules.violations(spark, tables.negative, delta, full, present)
+    changed, present = join_rules.summarize(delta, tables.type_id)
+    full_small = base.count() + changed <= BROADCAST_ROWS
+    return join_rules.violations(spark, tables.negative, delta, full, present,
+                                 changed <= BROADCAST_ROWS, full_small)

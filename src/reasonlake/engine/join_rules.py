@@ -81,15 +81,17 @@ class Present:
     type_id: int
 
 
-def present_in(delta: DataFrame, type_id: int) -> Present:
-    rows = delta.select(
+def summarize(delta: DataFrame, type_id: int) -> tuple[int, Present]:
+    """Δ's size and what it holds, in one job."""
+    rows = delta.groupBy(
         "p", F.when(F.col("p") == type_id, F.col("o")).alias("c")
-    ).distinct().collect()
-    return Present(
+    ).count().collect()
+    present = Present(
         predicates=frozenset(r.p for r in rows),
         classes=frozenset(r.c for r in rows if r.c is not None),
         type_id=type_id,
     )
+    return sum(r["count"] for r in rows), present
 
 
 def _may_match(atom, row: tuple, present: Present | None) -> bool:
@@ -149,8 +151,13 @@ def _least(columns: list[Column]) -> Column:
     return columns[0] if len(columns) == 1 else F.least(*columns)
 
 
-def _bodies(spark, group: JoinGroup, delta: DataFrame, full: DataFrame, present: Present | None):
-    """Every match of the group's body with at least one premise in Δ, one frame per position."""
+def _bodies(spark, group: JoinGroup, delta: DataFrame, full: DataFrame, present: Present | None,
+            small: bool, full_small: bool):
+    """Every match of the group's body with at least one premise in Δ, one frame per position.
+
+    A small materialization is broadcast (once per query: the exchange is reused); else,
+    with a small Δ, the partial matches are the broadcast side of every join, so the
+    materialization is scanned, never shuffled (as for prp-trp)."""
     schema = "rule STRING, " + ", ".join(f"k{i} BIGINT" for i in range(group.slots))
     for i, atom in enumerate(group.body):
         rows = [row for row in group.rows if _may_match(atom, row, present)]
@@ -168,7 +175,12 @@ def _bodies(spark, group: JoinGroup, delta: DataFrame, full: DataFrame, present:
             j = _next_premise(group, remaining, bound)
             remaining.remove(j)
             conditions, binds = _conditions(group.body[j], j, bound)
-            frame = frame.join(_match(full, j), _and(conditions)) if conditions else frame.crossJoin(_match(full, j))
+            other = _match(full, j)
+            if full_small:  # one broadcast of the materialization, reused by every join
+                other = F.broadcast(other)
+            elif small:
+                frame = F.broadcast(frame)
+            frame = frame.join(other, _and(conditions)) if conditions else frame.crossJoin(other)
             frame = _bind(frame, j, binds)
             bound |= set(binds)
         for a, b in group.distinct:
@@ -189,12 +201,13 @@ def _term(term: Term) -> Column:
 
 
 def derivations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame,
-                present: Present | None, same_as_id: int) -> list[DataFrame]:
+                present: Present | None, same_as_id: int, small: bool,
+                full_small: bool = False) -> list[DataFrame]:
     """Candidate facts (s, p, o, origin, rule) of the positive groups."""
     out = []
     for group in groups:
         n = len(group.body)
-        for frame in _bodies(spark, group, delta, full, present):
+        for frame in _bodies(spark, group, delta, full, present, small, full_small):
             s, p, o = (_term(t) for t in group.head)
             origin = _least([F.col(_col(j, "origin")) for j in range(n)])
             out.append(
@@ -207,7 +220,7 @@ def derivations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFram
 
 
 def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame,
-               present: Present | None) -> DataFrame | None:
+               present: Present | None, small: bool, full_small: bool = False) -> DataFrame | None:
     """Violation rows (rule, bindings, triples with origins, origin) of the negative groups,
     one per rule and set of triples."""
     parts = []
@@ -222,7 +235,7 @@ def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame
             if names else F.create_map().cast("map<string,bigint>")
         )
         origin = _least([F.col(_col(j, "origin")) for j in range(n)])
-        for frame in _bodies(spark, group, delta, full, present):
+        for frame in _bodies(spark, group, delta, full, present, small, full_small):
             parts.append(frame.select("rule", bindings.alias("bindings"), triples.alias("triples"),
                                       origin.alias("origin")))
     if not parts:
