@@ -278,7 +278,7 @@ def models_table(results: list[ModelResult]) -> str:
 def slide_table(s: SlideResult) -> str:
     return markdown(
         ["model", "window triples", "change/slide", "slide s (median)", "engine s", "rebuild s",
-         "reasonable from scratch s", "slide vs reasonable ×", "slid = rebuilt"],
+         "reasonable from scratch s", "reasonable / slide ×", "slid = rebuilt"],
         [[s.model, f"{s.window_triples:,}",
           f"+{statistics.median(s.admitted):.0f} −{statistics.median(s.expired):.0f}" if s.admitted else "-",
           fmt(s.median("slide_wall")), fmt(s.median("slide_engine")), fmt(s.rebuild_s),
