@@ -97,11 +97,9 @@ def compile_constructs(tbox: frozenset[Triple], unique_names: bool) -> Construct
     for s, p, o in sorted(tbox):
         t = (s, p, o)
         if p == _o("intersectionOf"):
-            members = index.items(o, out.used)
+            members = _members(index, t, out)
             if members is None:
-                out.ignored.append((_axiom(t), "malformed RDF list"))
                 continue
-            out.used.add(t)
             for c in members:
                 out.class_edges.append((s, c, "cls-int2"))
             if len(members) == 1:
@@ -110,22 +108,18 @@ def compile_constructs(tbox: frozenset[Triple], unique_names: bool) -> Construct
                 body = tuple(("?x", TYPE, c) for c in members)
                 out.joins.append(JoinRule("cls-int1", body, ("?x", TYPE, s)))
         elif p == _o("unionOf"):
-            members = index.items(o, out.used)
+            members = _members(index, t, out)
             if members is None:
-                out.ignored.append((_axiom(t), "malformed RDF list"))
                 continue
-            out.used.add(t)
             for c in members:
                 out.class_edges.append((c, s, "cls-uni"))
         elif p == _o("complementOf"):
             out.used.add(t)
             out.joins.append(JoinRule("cls-com", (("?x", TYPE, s), ("?x", TYPE, o)), None))
         elif p == _o("oneOf"):
-            members = index.items(o, out.used)
+            members = _members(index, t, out)
             if members is None:
-                out.ignored.append((_axiom(t), "malformed RDF list"))
                 continue
-            out.used.add(t)
             out.background.extend(("cls-oo", (m, TYPE, s)) for m in members)
         elif p == _o("onProperty"):
             _restriction(index, s, o, out, same_as)
@@ -182,6 +176,16 @@ def compile_constructs(tbox: frozenset[Triple], unique_names: bool) -> Construct
         out.joins.append(JoinRule("eq-rep-p", (("?p", SAME_AS, "?p2"), ("?s", "?p", "?o")), ("?s", "?p2", "?o")))
         out.joins.append(JoinRule("eq-rep-o", (("?o", SAME_AS, "?o2"), ("?s", "?p", "?o")), ("?s", "?p", "?o2")))
     return out
+
+
+def _members(index: _Index, t: Triple, out: Constructs) -> list[str] | None:
+    """The list an axiom names, marking the axiom used; None (and reported) if malformed."""
+    members = index.items(t[2], out.used)
+    if members is None:
+        out.ignored.append((_axiom(t), "malformed RDF list"))
+    else:
+        out.used.add(t)
+    return members
 
 
 def _restriction(index: _Index, r: str, prop: str, out: Constructs, same_as) -> None:

@@ -12,7 +12,10 @@ from dataclasses import dataclass, field
 
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
-from reasonlake.vocab import OWL, RDF, RDFS, SAME_AS, TYPE, iri
+from reasonlake.vocab import (
+    DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,
+    SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
+)
 
 SUBJECT, OBJECT = "s", "o"
 
@@ -81,13 +84,8 @@ class Program:
         return out
 
 
-_SUB_CLASS = iri(RDFS + "subClassOf")
-_SUB_PROP = iri(RDFS + "subPropertyOf")
-_DOMAIN = iri(RDFS + "domain")
-_RANGE = iri(RDFS + "range")
-_EQ_CLASS = iri(OWL + "equivalentClass")
-_EQ_PROP = iri(OWL + "equivalentProperty")
-_INVERSE = iri(OWL + "inverseOf")
+_SUB_CLASS, _SUB_PROP, _DOMAIN, _RANGE = SUB_CLASS_OF, SUB_PROPERTY_OF, DOMAIN, RANGE
+_EQ_CLASS, _EQ_PROP, _INVERSE = EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF
 _TRANSITIVE = iri(OWL + "TransitiveProperty")
 _SYMMETRIC = iri(OWL + "SymmetricProperty")
 

@@ -23,17 +23,13 @@ compiler does not use them.
 from __future__ import annotations
 
 from reasonlake.compile.program import OBJECT, SUBJECT, Program
-from reasonlake.vocab import OWL, OWL_NOTHING, OWL_THING, RDFS, SAME_AS, TYPE, iri
+from reasonlake.vocab import (
+    DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, OWL_NOTHING, OWL_THING, RANGE,
+    SAME_AS, SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
+)
 
 Triple = tuple[str, str, str]
 
-SUB_CLASS_OF = iri(RDFS + "subClassOf")
-SUB_PROPERTY_OF = iri(RDFS + "subPropertyOf")
-DOMAIN = iri(RDFS + "domain")
-RANGE = iri(RDFS + "range")
-EQUIVALENT_CLASS = iri(OWL + "equivalentClass")
-EQUIVALENT_PROPERTY = iri(OWL + "equivalentProperty")
-INVERSE_OF = iri(OWL + "inverseOf")
 OWL_CLASS = iri(OWL + "Class")
 
 _DOMAIN_RULES = frozenset({"prp-dom", "rdfs2"})
