@@ -95,3 +95,17 @@ class Lakehouse:
             self.home.require_init()
             decl = self.home.view(name)
         return decl, compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+
+    def explain_removed(self, name: str, triple: str):
+        """When and why repair removed a triple: one record per removed item."""
+        from reasonlake.engine import audit
+
+        self.home.require_init()
+        return audit.removals(self.home, name, triple)
+
+    def repair(self, name: str):
+        """Re-check the whole current window and repair it (idempotent); (record|None, removals)."""
+        from reasonlake.engine.slide import repair_job
+
+        self.home.require_init()
+        return repair_job(self.home, name)

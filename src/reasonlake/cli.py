@@ -67,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     violations.add_argument("view")
     violations.add_argument("--close", type=str, help="close (default: the last processed one)")
     violations.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = sub.add_parser("explain", help="when and why repair removed a triple, and which newer facts won")
+    explain.add_argument("view")
+    explain.add_argument("--removed", required=True, metavar='"<s> <p> <o>"', help="the triple, in N-Triples")
+
+    repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)")
+    repair.add_argument("view")
     return parser
 
 
@@ -129,9 +136,19 @@ def _run(args) -> int:
         return _rules(args)
     if args.command == "violations":
         return _violations(args)
+    if args.command == "explain":
+        return _explain(args)
+    if args.command == "repair":
+        record, n = _lakehouse(args).repair(args.view)
+        if record is None:
+            print(f"view {args.view}: nothing to repair, the window is consistent under its repairs")
+        else:
+            print(f"view {args.view}: removed {n} item(s) at {format_time(record.close)}")
+            print(_history_line(record))
+        return 0
     if args.command == "history":
         rows = _lakehouse(args).history(args.view)
-        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds  violations")
+        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds  violations  repairs")
         for r in rows:
             print(_history_line(r))
         return 0
@@ -143,7 +160,32 @@ def _history_line(r) -> str:
         f"{format_time(r.close):<25} {r.version:>7}  {r.mode:<7} {r.admitted:>9} {r.expired:>8} "
         f"{r.derived:>8} {r.renewed:>8} {r.rounds:>7} {r.late:>5} {r.seconds:>8.2f}"
         f"  {'-' if r.violations is None else r.violations:>10}"
+        f"  {'-' if r.repairs is None else r.repairs:>7}"
     )
+
+
+def _at(ts: int) -> str:
+    from reasonlake.plan.windows import NEVER
+
+    return "background, never expires" if ts >= NEVER else f"at {format_time(ts)}"
+
+
+def _explain(args) -> int:
+    found = _lakehouse(args).explain_removed(args.view, args.removed)
+    if not found:
+        print(f"{args.removed.strip().rstrip('.').strip()} . was never removed by repair in view {args.view}")
+        return 0
+    for r in found:
+        print(f"{r.removed.triple} asserted at {format_time(r.removed.ts)} was removed at close "
+              f"{format_time(r.close)} (Delta version {r.version}, {r.mode}) by {r.rule}; "
+              f"it stays removed until {format_time(r.expires)}")
+        print("  conflict set:")
+        for t in r.conflict:
+            print(f"    {t.triple}  ({_at(t.ts)})")
+        print("  newer facts that won:" if r.winners else "  newer facts that won: none (a tie: every oldest member goes)")
+        for t in r.winners:
+            print(f"    {t.triple}  ({_at(t.ts)})")
+    return 0
 
 
 def _rules(args) -> int:

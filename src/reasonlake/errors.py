@@ -70,3 +70,9 @@ class TermCollisionError(ReasonlakeError):
     """Two different RDF terms hashed to one 64-bit id: never merged silently."""
 
     code = "RL300"
+
+
+class RecursiveRepairError(ViewDeclarationError):
+    """A negative inclusion whose inconsistency-normal form is infinite, and no repair_depth."""
+
+    code = "RL160"

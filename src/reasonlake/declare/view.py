@@ -23,7 +23,9 @@ SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
+    "repair", "repair_depth",
 }
+REPAIR_POLICIES = ("none", "newest-wins")
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class ViewDecl:
     unique_names: bool = True
     # Static instance data: facts that never expire and take part in every derivation.
     background: tuple[OntologySource, ...] = field(default_factory=tuple)
+    # Inconsistency repair (Proost & Bonte): none (report violations) or newest-wins.
+    repair: str = "none"
+    # How deep recursive negative inclusions are rewritten; None: recursion is an error.
+    repair_depth: int | None = None
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -60,6 +66,10 @@ class ViewDecl:
             payload["unique_names"] = False
         if self.background:
             payload["background"] = [hashlib.sha256(o.text.encode()).hexdigest() for o in self.background]
+        if self.repair != "none":
+            payload["repair"] = self.repair
+        if self.repair_depth is not None:
+            payload["repair_depth"] = self.repair_depth
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
     def to_json(self) -> str:
@@ -73,6 +83,8 @@ class ViewDecl:
                 "description": self.description,
                 "unique_names": self.unique_names,
                 "background": [asdict(o) for o in self.background],
+                "repair": self.repair,
+                "repair_depth": self.repair_depth,
             }
         )
 
@@ -88,6 +100,8 @@ class ViewDecl:
             description=raw.get("description", ""),
             unique_names=raw.get("unique_names", True),
             background=tuple(OntologySource(**o) for o in raw.get("background", [])),
+            repair=raw.get("repair", "none"),
+            repair_depth=raw.get("repair_depth"),
         )
 
 
@@ -129,7 +143,7 @@ def load_view(path: str | Path) -> ViewDecl:
     unknown = sorted(set(raw) - KNOWN_FIELDS)
     if unknown:
         raise _fail(path, unknown[0], f"unknown field; allowed: {', '.join(sorted(KNOWN_FIELDS))}")
-    return ViewDecl(
+    decl = ViewDecl(
         name=_identifier(path, raw, "name"),
         stream=_identifier(path, raw, "stream"),
         profile=_profile(path, raw),
@@ -138,7 +152,34 @@ def load_view(path: str | Path) -> ViewDecl:
         description=str(raw.get("description", "") or ""),
         unique_names=_flag(path, raw, "unique_names", True),
         background=_ontology(path, raw, "background"),
+        repair=_repair(path, raw),
+        repair_depth=_repair_depth(path, raw),
     )
+    if decl.repair != "none" and decl.profile != "owl2rl":
+        raise _fail(path, "repair", f"the {decl.profile} profile has no negative rules to repair; "
+                    "use profile: owl2rl or remove repair")
+    if decl.repair != "none" and not decl.unique_names:
+        raise _fail(path, "repair", "newest-wins needs unique_names: true (with owl:sameAs "
+                    "substitution every negative inclusion is recursive)")
+    return decl
+
+
+def _repair(path: Path, raw: dict) -> str:
+    value = raw.get("repair", "none")
+    if value not in REPAIR_POLICIES:
+        raise _fail(path, "repair", f"{value!r} is not a repair policy; allowed: {', '.join(REPAIR_POLICIES)}")
+    return value
+
+
+def _repair_depth(path: Path, raw: dict) -> int | None:
+    value = raw.get("repair_depth")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _fail(path, "repair_depth", f"{value!r} is not a positive integer; write repair_depth: 2")
+    if raw.get("repair", "none") == "none":
+        raise _fail(path, "repair_depth", "only applies with repair: newest-wins")
+    return value
 
 
 def _flag(path: Path, raw: dict, key: str, default: bool) -> bool:

@@ -51,7 +51,7 @@ class Home:
         pending = [name for v, name in migrate.available() if v not in self._applied()]
         if pending:
             raise UserError(
-                f"{self.root} needs migrations {', '.join(p.name for p in pending)}; "
+                f"{self.root} needs migrations {', '.join(pending)}; "
                 "run `reasonlake init`"
             )
 

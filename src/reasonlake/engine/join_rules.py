@@ -30,7 +30,7 @@ Term = tuple[str, object]  # ("v", variable name) | ("k", constant slot)
 class JoinGroup:
     body: tuple[tuple[Term, Term, Term], ...]
     head: tuple[Term, Term, Term] | None
-    distinct: tuple[tuple[str, str], ...]
+    distinct: tuple[tuple[Term, Term], ...]  # pairs that must bind different terms
     slots: int
     rows: list[tuple]  # (rule, id of slot 0, id of slot 1, ...)
 
@@ -57,7 +57,7 @@ def _shape(rule: JoinRule) -> tuple[tuple, list[str]]:
 
     body = tuple(tuple(term(t) for t in atom) for atom in rule.body)
     head = tuple(term(t) for t in rule.head) if rule.head else None
-    distinct = tuple((a[1:], b[1:]) for a, b in rule.distinct)
+    distinct = tuple((term(a), term(b)) for a, b in rule.distinct)
     return (body, head, distinct), constants
 
 
@@ -184,7 +184,7 @@ def _bodies(spark, group: JoinGroup, delta: DataFrame, full: DataFrame, present:
             frame = _bind(frame, j, binds)
             bound |= set(binds)
         for a, b in group.distinct:
-            frame = frame.where(F.col(f"v_{a}") != F.col(f"v_{b}"))
+            frame = frame.where(_term(a) != _term(b))
         yield frame
 
 
@@ -220,9 +220,11 @@ def derivations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFram
 
 
 def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame,
-               present: Present | None, small: bool, full_small: bool = False) -> DataFrame | None:
+               present: Present | None, small: bool, full_small: bool = False,
+               keep_origins: bool = False) -> DataFrame | None:
     """Violation rows (rule, bindings, triples with origins, origin) of the negative groups,
-    one per rule and set of triples."""
+    one per rule and set of triples (with keep_origins: per set of timed items, as the
+    repair needs: the same triple at two times is two different items)."""
     parts = []
     for group in groups:
         n = len(group.body)
@@ -245,6 +247,6 @@ def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame
         union = union.unionByName(part)
     # One row per rule and set of triples; the latest origin wins (renewed premises).
     keyed = union.withColumn("key", F.sha2(F.to_json(F.struct(
-        "rule", F.transform("triples", lambda t: F.struct(t.s, t.p, t.o)))), 256))
+        "rule", F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o)))), 256))
     best = keyed.groupBy("key").agg(F.max_by(F.struct("rule", "bindings", "triples", "origin"), "origin").alias("b"))
     return best.select("key", "b.*")

@@ -83,3 +83,47 @@ def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:
         )
         .write.format("delta").mode("overwrite").save(home.mat_path(view))
     )
+
+
+def publish_repaired(home: Home, view: str, window: Window, changes: DataFrame, deleted: DataFrame) -> None:
+    """A repaired close in one MERGE commit: over-deleted facts leave (or move to the pane
+    their new origin gives), new and renewed facts go in.
+
+    deleted: rows of the table (s, p, o, origin) that repair took out; changes: the
+    insertion's effect relative to the table without them (prev_origin null for those)."""
+    from delta.tables import DeltaTable
+
+    key = ["s", "p", "o"]
+    gone = deleted.select(*key, expiration_pane(F.col("origin"), window).alias("old_pane"))
+    new = changes.select(
+        *key, "origin", "rule", expiration_pane(F.col("origin"), window).alias("exp_pane"),
+        F.when(F.col("prev_origin").isNotNull(), expiration_pane(F.col("prev_origin"), window)).alias("prev_pane"),
+    )
+    both = gone.join(new, key, "full_outer")
+    stays = F.col("old_pane") == F.col("exp_pane")
+    deletes = both.where(F.col("old_pane").isNotNull() & (F.col("exp_pane").isNull() | ~stays)).select(
+        *key, F.lit(None).cast("long").alias("origin"), F.lit(None).cast("string").alias("rule"),
+        F.lit(None).cast("long").alias("exp_pane"), F.col("old_pane").alias("match_pane"),
+        F.lit("delete").alias("op"),
+    )
+    upserts = both.where(F.col("exp_pane").isNotNull()).select(
+        *key, "origin", "rule", "exp_pane",
+        F.coalesce(F.when(stays, F.col("old_pane")), F.col("prev_pane"), F.col("exp_pane")).alias("match_pane"),
+        F.lit("upsert").alias("op"),
+    )
+    source = deletes.unionByName(upserts).localCheckpoint()
+    panes = sorted(r.match_pane for r in source.select("match_pane").distinct().collect())
+    if not panes:
+        return
+    (
+        DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t")
+        .merge(source.alias("u"), "t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane = u.match_pane "
+               f"AND t.exp_pane IN ({', '.join(str(p) for p in panes)})")
+        .whenMatchedDelete(condition="u.op = 'delete'")
+        .whenMatchedUpdate(condition="u.op = 'upsert'",
+                           set={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"})
+        .whenNotMatchedInsert(condition="u.op = 'upsert'", values={
+            "s": "u.s", "p": "u.p", "o": "u.o", "origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule",
+        })
+        .execute()
+    )

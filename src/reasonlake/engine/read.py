@@ -30,6 +30,11 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
     if close is None:
         return history[-1], history[-1].close
     window = decl.window
+    if close < window.first_close:
+        raise UserError(
+            f"{format_time(close)} is before the first close {format_time(window.first_close)} of "
+            f"view '{view}' (start + width)"
+        )
     if not window.is_close(close):
         near = ", ".join(format_time(c) for c in window.example_closes(close))
         raise UserError(
@@ -105,6 +110,36 @@ def register_sql_views(home: Home) -> list[str]:
         if DeltaTable.isDeltaTable(home.spark, violations.path(home, name)):
             close = state.lineage(home, name)[-1].close
             violations.decoded(home, name, close).createOrReplaceTempView(f"{name}_violations")
+    from reasonlake.engine import repair
+
+    for name in names:
+        if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, name)):
+            repairs_decoded(home, name).createOrReplaceTempView(f"{name}_repairs")
     for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
         home.table(table).createOrReplaceTempView(f"rl_{table}")
     return names
+
+
+def repairs_decoded(home: Home, view: str) -> DataFrame:
+    """The repair log with triples as N-Triples: close, rule, removed, removed_at, winners."""
+    from reasonlake.engine import repair
+
+    log = home.spark.read.format("delta").load(repair.repairs_path(home, view))
+    terms = home.table("terms")
+
+    def text(prefix: str, frame: DataFrame, item: str) -> DataFrame:
+        parts = frame.select("*", F.col(f"{item}.s").alias("_s"), F.col(f"{item}.p").alias("_p"),
+                             F.col(f"{item}.o").alias("_o"))
+        named = decode(parts, terms, {"_s": "_sn", "_p": "_pn", "_o": "_on"})
+        return named.withColumn(prefix, F.concat_ws(" ", "_sn", "_pn", "_on", F.lit("."))).drop(
+            "_s", "_p", "_o", "_sn", "_pn", "_on")
+
+    keyed = log.withColumn("rid", F.monotonically_increasing_id())
+    removed = text("removed_triple", keyed, "removed")
+    winners = text("winner", keyed.select("rid", F.explode("winners").alias("w")), "w").groupBy("rid").agg(
+        F.sort_array(F.collect_list("winner")).alias("winner_triples"))
+    return removed.join(winners, "rid", "left").select(
+        F.timestamp_millis("close").alias("close"), "version", "mode", "rule",
+        F.col("removed_triple").alias("removed"), F.timestamp_millis(F.col("removed.ts")).alias("removed_at"),
+        F.coalesce("winner_triples", F.array().cast("array<string>")).alias("winners"),
+    )

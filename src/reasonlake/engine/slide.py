@@ -15,12 +15,15 @@ from pyspark.sql import functions as F
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
+from reasonlake.engine import dred
 from reasonlake.engine import materialization as mat
+from reasonlake.engine import repair as rep
 from reasonlake.engine import state
 from reasonlake.engine import violations as viol
 from reasonlake.engine.admit import admit, next_event_time, record_late
 from reasonlake.engine.fixpoint import find_violations, run_fixpoint
 from reasonlake.engine.home import Home
+from reasonlake.errors import UserError
 from reasonlake.engine.program_tables import ProgramTables, encode_program
 
 # Test hook: raise after the named step of the slide (used to prove crash safety).
@@ -31,12 +34,34 @@ CRASH_AFTER_ENV = "REASONLAKE_CRASH_AFTER"
 class Compiled:
     decl: ViewDecl
     tables: ProgramTables
+    repair: rep.RepairTables | None = None  # newest-wins: the conflict patterns
 
 
 def compile_view(home: Home, decl: ViewDecl) -> Compiled:
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = sorted(load_tbox(decl.background)) if decl.background else ()
-    return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background))
+    repair = None
+    if decl.repair == "newest-wins":
+        repair = rep.encode(home.spark, normal_form(decl, program))
+    return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
+                    repair=repair)
+
+
+def normal_form(decl: ViewDecl, program):
+    """The view's negative rules over explicit items; a recursive one without repair_depth
+    is a declaration error naming it."""
+    from reasonlake.compile.normal_form import RecursiveNegativeInclusion, describe, rewrite
+    from reasonlake.errors import RecursiveRepairError
+
+    try:
+        return rewrite(program, decl.repair_depth)
+    except RecursiveNegativeInclusion as exc:
+        listed = "; ".join(describe(r) for r in exc.recursions)
+        raise RecursiveRepairError(
+            f"view '{decl.name}': negative inclusion {listed}, so its conflicts cannot all be "
+            "found from the assertions (Proost & Bonte, Example 5); set repair_depth: K in the "
+            "view to rewrite it K levels deep (deeper conflicts are reported as violations)"
+        ) from None
 
 
 def _seed(compiled: Compiled, items, first: bool):
@@ -105,6 +130,8 @@ def process_close(
     decl = compiled.decl
     started = time.perf_counter()
     expired = mat.expire(home, decl.name, close)
+    if compiled.repair is not None:
+        rep.expire(home, decl.name, close)
     _maybe_crash("expire")
     admission = admit(
         home, decl.stream, decl.window, close,
@@ -116,7 +143,16 @@ def process_close(
     # The table after expiry, read once: every round joins it, and a Delta scan per round
     # (snapshot, file index, deletion vectors) costs far more than one local copy.
     base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
-    seed = _seed(compiled, admission.items.drop("n"), first=last is None)
+    items = admission.items.drop("n")
+    repaired = None
+    if compiled.repair is not None:
+        repaired = repair_step(home, compiled, close, last, upto_seq, seq, base)
+        if repaired.decision.removals:
+            items = repaired.seed
+            base = repaired.base
+    seed = _seed(compiled, items, first=last is None)
+    if repaired is not None and repaired.restore is not None:
+        seed = seed.unionByName(repaired.restore)
     result = run_fixpoint(home.spark, base, seed, compiled.tables)
     changes = result.changes
     _maybe_crash("reason")
@@ -124,18 +160,66 @@ def process_close(
     found = find_violations(home.spark, base, changes, compiled.tables)
     if found is not None:
         viol.record(home, decl.name, decl.window, found, close)
-    if stats.n:
+    if repaired is not None and repaired.deleted is not None:
+        mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
+    elif stats.n:
         mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
     _maybe_crash("publish")
+    version = mat.version(home, decl.name)
+    if repaired is not None:
+        rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
     record = state.Published(
-        seq=seq, close=close, version=mat.version(home, decl.name), mode="slide",
+        seq=seq, close=close, version=version, mode="slide",
         events_seq=upto_seq, admitted=admission.count, expired=expired,
         derived=stats.derived, renewed=stats.renewed, rounds=result.rounds,
         late=late, seconds=round(time.perf_counter() - started, 3),
         violations=viol.count_live(home, decl.name, close) if found is not None else 0,
+        repairs=len(repaired.decision.removals) if repaired is not None else 0,
     )
     state.append(home, decl.name, record)
     return record
+
+
+@dataclass
+class Repaired:
+    decision: object  # repair.preferred.Decision
+    seed: object = None  # the new pane's surviving items (s, p, o, origin, rule)
+    base: object = None  # the materialization without the over-deleted facts
+    deleted: object = None  # over-deleted rows (s, p, o, origin, rule); None: nothing old lost
+    restore: object = None  # candidates that re-derive over-deleted facts
+
+
+def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int, seq: int, base) -> Repaired:
+    """DESIGN §3 step 3: conflicts of the new items against the repaired window, the losers
+    tombstoned, their consequences deleted and set up for re-derivation."""
+    decl, spark = compiled.decl, home.spark
+    before = rep.tombstones(home, decl.name, before=close)
+    items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
+    if last is None:
+        is_new = F.lit(True)
+    else:  # the new pane, and late arrivals still inside the window
+        is_new = (F.col("ts") > last.close) | (F.col("ingest_seq") > last.events_seq)
+    decision = rep.decide_close(spark, compiled.repair, items, is_new, compiled.tables.background)
+    if not decision.removals:
+        return Repaired(decision)
+    losers = rep.losers_frame(spark, decision)
+    tomb = rep.tombstone_rows(items, losers, decl.window, close).localCheckpoint()
+    rep.write_tombstones(home, decl.name, tomb, seq)
+    survivors = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_anti")
+    seed = survivors.where(is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("origin")).select(
+        "s", "p", "o", "origin", F.lit("explicit").alias("rule"))
+    # Old items that lost: the facts they gave their origin to leave, then come back from
+    # whatever support remains (delete and re-derive).
+    lost_items = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_semi")
+    old_lost = lost_items.where(~is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("lost_ts"))
+    hit = base.join(F.broadcast(old_lost), ["s", "p", "o"]).where(F.col("origin") <= F.col("lost_ts"))
+    seeds = hit.select("s", "p", "o", "origin", "rule").localCheckpoint()
+    if seeds.isEmpty():
+        return Repaired(decision, seed=seed, base=base)
+    deleted = dred.overdelete(spark, base, seeds, compiled.tables)
+    remaining = base.join(deleted.select("s", "p", "o"), ["s", "p", "o"], "left_anti").localCheckpoint()
+    restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
+    return Repaired(decision, seed=seed, base=remaining, deleted=deleted, restore=restore)
 
 
 @dataclass(frozen=True)
@@ -156,20 +240,33 @@ def change_stats(changes) -> ChangeStats:
 
 def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Published:
     """Materialize the window at a close from scratch (the naive baseline), in one commit."""
-    from reasonlake.engine.admit import explicit_items, stream_events
-
     decl = home.view(view)
     compiled = compile_view(home, decl)
-    window = decl.window
     history = state.lineage(home, view)
     if at is None:
-        close = history[-1].close if history else window.close_at_or_before(now)
+        close = history[-1].close if history else decl.window.close_at_or_before(now)
     else:
-        close = window.close_at_or_before(at)
+        close = decl.window.close_at_or_before(at)
+    record = _materialize(home, compiled, close, state.latest_ingest_seq(home), state.next_seq(home, view))
+    state.append(home, view, record)
+    return record
+
+
+def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *,
+                 lost=None, mode: str = "rebuild", repairs: int = 0) -> state.Published:
+    """The window at ``close`` closed from scratch and written in one overwrite commit.
+    Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts)."""
+    from reasonlake.engine.admit import explicit_items, stream_events
+
+    decl, window, view = compiled.decl, compiled.decl.window, compiled.decl.name
     started = time.perf_counter()
-    upto_seq = state.latest_ingest_seq(home)
-    seq = state.next_seq(home, view)
     events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
+    if compiled.repair is not None:  # items removed by repair stay removed
+        removed = rep.tombstones(home, view, before=close + 1)
+        if lost is not None:
+            removed = removed.unionByName(lost.select("s", "p", "o", "ts"))
+        removed = removed.select(F.col("s").alias("s_id"), F.col("p").alias("p_id"), F.col("o").alias("o_id"), "ts")
+        events = events.join(removed, ["s_id", "p_id", "o_id", "ts"], "left_anti")
     items = explicit_items(events).localCheckpoint()
     empty = home.spark.createDataFrame([], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
     result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
@@ -179,11 +276,43 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
     mat.overwrite(home, view, window, result.changes)
     stats = change_stats(result.changes)
     record = state.Published(
-        seq=seq, close=close, version=mat.version(home, view), mode="rebuild",
+        seq=seq, close=close, version=mat.version(home, view), mode=mode,
         events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
         violations=viol.count_live(home, view, close) if found is not None else 0,
+        repairs=repairs,
     )
-    state.append(home, view, record)
     return record
+
+
+def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
+    """Re-check the whole current window and repair what it finds (after a TBox change or a
+    restore): every item is taken as entering, in time order, so the result is the window
+    repair of the window as it is (Definition 7); idempotent.
+
+    Returns the published record (None: nothing to repair) and the number of removals."""
+    decl = home.view(view)
+    if decl.repair == "none":
+        raise UserError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "
+                        "run `reasonlake view create FILE --rebuild`")
+    history = state.lineage(home, view)
+    if not history:
+        raise UserError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
+    compiled = compile_view(home, decl)
+    last = history[-1]
+    close, upto_seq, seq = last.close, last.events_seq, state.next_seq(home, view)
+    before = rep.tombstones(home, view)
+    items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
+    decision = rep.decide_close(home.spark, compiled.repair, items, F.lit(True), compiled.tables.background)
+    if not decision.removals:
+        return None, 0
+    tomb = rep.tombstone_rows(items, rep.losers_frame(home.spark, decision), decl.window, close).localCheckpoint()
+    # Table first, then the log and the tombstones (both idempotent per seq), then the
+    # state: a re-run after a crash anywhere finds the same conflicts or none left.
+    record = _materialize(home, compiled, close, upto_seq, seq, lost=tomb, mode="repair",
+                          repairs=len(decision.removals))
+    rep.log_repairs(home, view, decision, close, seq, record.version, "repair")
+    rep.write_tombstones(home, view, tomb, seq)
+    state.append(home, view, record)
+    return record, len(decision.removals)

@@ -28,6 +28,7 @@ class Published:
     late: int
     seconds: float
     violations: int | None = 0  # owl2rl: violations live at this close (None: not recorded)
+    repairs: int | None = 0  # newest-wins: explicit items removed at this close
 
 
 def lineage(home: Home, view: str) -> list[Published]:
@@ -41,7 +42,7 @@ def lineage(home: Home, view: str) -> list[Published]:
     effective: list[Published] = []
     for row in rows:
         record = Published(**row.asDict())
-        if record.mode == "rebuild":
+        if record.mode in ("rebuild", "repair"):  # both replace the table at their close
             effective = [r for r in effective if r.close < record.close]
         effective.append(record)
     return effective
@@ -60,7 +61,7 @@ def append(home: Home, view: str, record: Published) -> None:
         F.col("derived").cast("long"), F.col("renewed").cast("long"),
         F.col("rounds").cast("int"), F.col("late").cast("long"),
         F.col("seconds").cast("double"), F.current_timestamp().alias("at"),
-        F.col("violations").cast("long"),
+        F.col("violations").cast("long"), F.col("repairs").cast("long"),
     )
     (
         df.write.format("delta").mode("append")

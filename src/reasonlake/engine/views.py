@@ -27,6 +27,10 @@ class CreateReport:
 def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> CreateReport:
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = load_tbox(decl.background) if decl.background else frozenset()
+    if decl.repair != "none":
+        from reasonlake.engine.slide import normal_form
+
+        normal_form(decl, program)  # a recursive negative inclusion fails here, named
     existing = home.table("views").where(F.col("name") == decl.name).collect()
     report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
     if existing and existing[0].fingerprint == decl.fingerprint():
@@ -40,6 +44,7 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
                 ("ontology", [o.text for o in old.ontology], [o.text for o in decl.ontology]),
                 ("unique_names", old.unique_names, decl.unique_names),
                 ("background", [o.text for o in old.background], [o.text for o in decl.background]),
+                ("repair", (old.repair, old.repair_depth), (decl.repair, decl.repair_depth)),
             ) if a != b
         ]
         raise ViewChangedError(
@@ -53,6 +58,10 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
     mat.create(home, decl.name)
     if program.negative():
         violations.create(home, decl.name)
+    if decl.repair != "none":
+        from reasonlake.engine import repair
+
+        repair.create(home, decl.name)
     if not existing:
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
@@ -61,6 +70,10 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
 
     if history:
         rebuild_view(home, decl.name, history[-1].close, now=now)
+        if decl.repair != "none":  # the new definition may find conflicts the old one did not
+            from reasonlake.engine.slide import repair_job
+
+            repair_job(home, decl.name)
     else:
         mat.overwrite(home, decl.name, decl.window, home.spark.createDataFrame(
             [], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"))

@@ -1,0 +1,175 @@
+"""The repair step of a slide (DESIGN §3, step 3) and its tables.
+
+Before anything new is materialized, the conflict sets that involve the items entering the
+window are found among the window's explicit items (the inconsistency-normal form's
+patterns, matched semi-naively with the new items as Δ); ``repair.preferred`` decides who
+loses; losers are tombstoned in ``removed_<view>`` (partitioned by the pane where they would
+have expired, so they stay removed exactly that long and then leave as a partition drop) and
+every decision is logged in ``repairs_<view>`` with the conflict set and the newer items
+that won. Their consequences leave the materialization by delete and re-derive (``dred``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.compile.normal_form import NormalForm
+from reasonlake.engine import join_rules
+from reasonlake.engine.admit import stream_events
+from reasonlake.engine.fixpoint import BROADCAST_ROWS
+from reasonlake.engine.home import Home
+from reasonlake.engine.materialization import expiration_pane
+from reasonlake.engine.program_tables import term_ids
+from reasonlake.plan.windows import Window
+from reasonlake.repair.preferred import Conflict, Decision, Item, decide
+from reasonlake.vocab import TYPE
+
+ITEM = "STRUCT<s: BIGINT, p: BIGINT, o: BIGINT, ts: BIGINT>"
+REMOVED_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, ts BIGINT, exp_pane BIGINT, close BIGINT"
+REPAIRS_SCHEMA = (
+    f"close BIGINT, seq BIGINT, version BIGINT, mode STRING, step BIGINT, rule STRING, "
+    f"removed {ITEM}, conflict ARRAY<{ITEM}>, winners ARRAY<{ITEM}>"
+)
+KEY = ["s", "p", "o"]
+
+
+def removed_path(home: Home, view: str) -> str:
+    return home.path(f"removed_{view}")
+
+
+def repairs_path(home: Home, view: str) -> str:
+    return home.path(f"repairs_{view}")
+
+
+def create(home: Home, view: str) -> None:
+    home.spark.sql(
+        f"CREATE TABLE IF NOT EXISTS delta.`{removed_path(home, view)}` ({REMOVED_SCHEMA}) "
+        "USING DELTA PARTITIONED BY (exp_pane)"
+    )
+    home.spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{repairs_path(home, view)}` ({REPAIRS_SCHEMA}) USING DELTA")
+
+
+@dataclass
+class RepairTables:
+    groups: list[join_rules.JoinGroup]
+    type_id: int
+    predicates: list[int]  # every predicate a pattern mentions: the items worth reading
+
+
+def encode(spark, form: NormalForm) -> RepairTables:
+    terms = {TYPE} | {t for r in form.patterns for atom in (*r.body, *r.distinct) for t in atom
+                       if not t.startswith("?")}
+    ids = term_ids(spark, terms)
+    predicates = sorted({ids[atom[1]] for r in form.patterns for atom in r.body})
+    return RepairTables(join_rules.group_rules(form.patterns, ids), ids[TYPE], predicates)
+
+
+def tombstones(home: Home, view: str, before: int | None = None) -> DataFrame:
+    """Removed items (s, p, o, ts); with ``before``, only those removed at earlier closes
+    (a re-run of a close decides again from the same state)."""
+    table = home.spark.read.format("delta").load(removed_path(home, view))
+    if before is not None:
+        table = table.where(F.col("close") < before)
+    return table.select(*KEY, "ts")
+
+
+def window_items(home: Home, stream: str, window: Window, close: int, upto_seq: int,
+                 removed: DataFrame) -> DataFrame:
+    """The window's explicit items (s, p, o, ts, ingest_seq as ids), tombstoned ones left out."""
+    events = stream_events(home, stream, upto_seq, window.opens(close), close).select(
+        F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts", "ingest_seq"
+    )
+    return events.join(removed, [*KEY, "ts"], "left_anti")
+
+
+def conflicts(spark, tables: RepairTables, old: DataFrame, new: DataFrame) -> list[Conflict]:
+    """Conflict sets with at least one new item. old/new: s, p, o, origin (= the item's time)."""
+    new = new.where(F.col("p").isin(tables.predicates)).localCheckpoint()
+    size, present = join_rules.summarize(new, tables.type_id)
+    if size == 0:
+        return []
+    old = old.where(F.col("p").isin(tables.predicates))
+    full = old.unionByName(new).localCheckpoint()
+    full_rows = full.count()
+    found = join_rules.violations(spark, tables.groups, new, full, present, size <= BROADCAST_ROWS,
+                                  full_rows <= BROADCAST_ROWS, keep_origins=True)
+    if found is None:
+        return []
+    out = []
+    for row in found.select("rule", "triples").collect():
+        items = frozenset(Item(t.s, t.p, t.o, t.origin) for t in row.triples)
+        if len({(i.s, i.p, i.o) for i in items}) == len(items):  # one time per triple
+            out.append(Conflict(row.rule, items))
+    return out
+
+
+def candidates(items: DataFrame, is_new, background: DataFrame | None) -> tuple[DataFrame, DataFrame]:
+    """Old candidates: one per triple at its latest surviving time (older duplicates lose
+    together with it), plus the background (+inf: never the oldest). New: every item."""
+    old = items.where(~is_new).groupBy(*KEY).agg(F.max("ts").alias("origin"))
+    if background is not None:
+        old = old.unionByName(background.select(*KEY, "origin"))
+    new = items.where(is_new).select(*KEY, F.col("ts").alias("origin")).distinct()
+    return old, new
+
+
+def losers_frame(spark, decision: Decision) -> DataFrame:
+    rows = [(i.s, i.p, i.o, i.ts) for i in sorted(decision.losers)]
+    return spark.createDataFrame(rows, "s BIGINT, p BIGINT, o BIGINT, ts BIGINT")
+
+
+def tombstone_rows(items: DataFrame, losers: DataFrame, window: Window, close: int) -> DataFrame:
+    """Every item of a losing triple up to the losing time: an older duplicate of a losing
+    item is in the same conflict, older still, and loses too."""
+    lost = losers.select(*KEY, F.col("ts").alias("lost_ts"))
+    hit = items.join(F.broadcast(lost), KEY).where(F.col("ts") <= F.col("lost_ts"))
+    return hit.select(
+        *KEY, "ts", expiration_pane(F.col("ts"), window).alias("exp_pane"),
+        F.lit(close).cast("long").alias("close"),
+    ).distinct()
+
+
+def write_tombstones(home: Home, view: str, rows: DataFrame, seq: int) -> int:
+    rows = rows.localCheckpoint()
+    n = rows.count()
+    if n:
+        (
+            rows.write.format("delta").mode("append")
+            .option("txnAppId", f"removed-{view}").option("txnVersion", seq)
+            .save(removed_path(home, view))
+        )
+    return n
+
+
+def log_repairs(home: Home, view: str, decision: Decision, close: int, seq: int, version: int,
+                mode: str) -> None:
+    def item(i: Item) -> tuple:
+        return (i.s, i.p, i.o, i.ts)
+
+    rows = [
+        (close, seq, version, mode, r.step, r.conflict.rule, item(r.item),
+         [item(i) for i in sorted(r.conflict.items)], [item(i) for i in r.winners])
+        for r in decision.removals
+    ]
+    if rows:
+        (
+            home.spark.createDataFrame(rows, REPAIRS_SCHEMA).write.format("delta").mode("append")
+            .option("txnAppId", f"repairs-{view}").option("txnVersion", seq)
+            .save(repairs_path(home, view))
+        )
+
+
+def expire(home: Home, view: str, close: int) -> None:
+    """Tombstones leave when the items they remove would have left: a partition drop."""
+    from delta.tables import DeltaTable
+
+    DeltaTable.forPath(home.spark, removed_path(home, view)).delete(F.col("exp_pane") <= close)
+
+
+def decide_close(spark, tables: RepairTables, items: DataFrame, is_new, background) -> Decision:
+    old, new = candidates(items, is_new, background)
+    return decide(conflicts(spark, tables, old, new))
+
+
