@@ -1,0 +1,78 @@
+"""Inconsistency-normal form: negative rules rewritten over explicit assertions through the
+TBox, recursion detected and bounded (pure Python: no Spark)."""
+from __future__ import annotations
+
+import pytest
+
+from reasonlake.compile.normal_form import RecursiveNegativeInclusion, rewrite
+from reasonlake.compile.program import compile_program
+from reasonlake.compile.tbox import load_tbox
+from reasonlake.declare.view import OntologySource
+
+EX = "http://example.org/"
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+PREFIXES = (f"@prefix : <{EX}> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+            "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n")
+
+
+def _form(ttl: str, depth=None):
+    program = compile_program(load_tbox((OntologySource("t.ttl", PREFIXES + ttl, "turtle"),)), "owl2rl", True)
+    return rewrite(program, depth)
+
+
+def _patterns(form, rule):
+    """Each pattern as a set of atoms with example.org names shortened."""
+    def short(t):
+        return t.replace(f"<{EX}", ":").rstrip(">") if t.startswith(f"<{EX}") else ("a" if t == TYPE else t)
+    return {frozenset(tuple(short(t) for t in atom) for atom in r.body) for r in form.patterns if r.rule == rule}
+
+
+def test_cax_dw_through_subclasses_domain_and_range():
+    form = _form(":A owl:disjointWith :B . :A1 rdfs:subClassOf :A . :p rdfs:domain :A . :q rdfs:range :B .")
+    got = _patterns(form, "cax-dw")
+    assert frozenset({("?v0", "a", ":A1"), ("?v0", "a", ":B")}) in got
+    assert frozenset({("?v0", ":p", "?v1"), ("?v0", "a", ":B")}) in got
+    assert frozenset({("?v0", ":p", "?v1"), ("?v2", ":q", "?v0")}) in got
+    assert len(got) == 6  # {A, A1, p-subject} x {B, q-object}
+
+
+def test_cls_nothing2_through_an_intersection_is_the_conjunction():
+    form = _form("[ owl:intersectionOf ( :A :B :C ) ] rdfs:subClassOf owl:Nothing .")
+    assert frozenset({("?v0", "a", ":A"), ("?v0", "a", ":B"), ("?v0", "a", ":C")}) in _patterns(form, "cls-nothing2")
+
+
+def test_prp_fp_with_has_value_keeps_the_constant_distinct():
+    form = _form(":s a owl:FunctionalProperty . :Low owl:equivalentClass "
+                 "[ a owl:Restriction ; owl:onProperty :s ; owl:hasValue :low ] .")
+    fp = [r for r in form.patterns if r.rule == "prp-fp"]
+    with_class = [r for r in fp if any(a[1] == TYPE for a in r.body)]
+    assert len(with_class) == 1 and with_class[0].distinct == ((f"<{EX}low>", "?v1"),)
+
+
+def test_a_named_intersection_is_not_recursion():
+    form = _form(":C owl:equivalentClass [ owl:intersectionOf ( :A :B ) ] . :C owl:disjointWith :D .")
+    got = _patterns(form, "cax-dw")
+    assert frozenset({("?v0", "a", ":A"), ("?v0", "a", ":B"), ("?v0", "a", ":D")}) in got
+    assert not form.recursive
+
+
+def test_example5_is_recursive_and_named():
+    ttl = "[ a owl:Restriction ; owl:onProperty :R ; owl:someValuesFrom :B ] rdfs:subClassOf :B . :A owl:disjointWith :B ."
+    with pytest.raises(RecursiveNegativeInclusion) as raised:
+        _form(ttl)
+    assert raised.value.recursions[0].negative.rule == "cax-dw"
+    assert "cls-svf1" in raised.value.recursions[0].cycle
+
+
+@pytest.mark.parametrize("depth,longest", [(1, 1), (2, 2), (3, 3)])
+def test_example5_rewritten_to_a_depth(depth, longest):
+    ttl = "[ a owl:Restriction ; owl:onProperty :R ; owl:someValuesFrom :B ] rdfs:subClassOf :B . :A owl:disjointWith :B ."
+    form = _form(ttl, depth)
+    chains = [sum(1 for a in p if a[1] == ":R") for p in _patterns(form, "cax-dw")]
+    assert sorted(chains) == list(range(longest + 1))  # A(x), B(x) plus R-chains of 1..depth
+
+
+def test_irreflexive_transitive_property_is_recursive():
+    with pytest.raises(RecursiveNegativeInclusion) as raised:
+        _form(":p a owl:TransitiveProperty, owl:IrreflexiveProperty .")
+    assert raised.value.recursions[0].negative.rule == "prp-irp"
