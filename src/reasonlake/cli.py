@@ -212,7 +212,20 @@ def _rules(args) -> int:
     print(f"ignored axioms: {len(program.ignored)}")
     for axiom, reason in program.ignored:
         print(f"  {axiom}  # {reason}")
+    if decl.repair != "none":
+        _repair_patterns(decl, program)
     return 0
+
+
+def _repair_patterns(decl, program) -> None:
+    """The inconsistency-normal form: how many conflict patterns each negative rule became."""
+    from reasonlake.compile.normal_form import for_view
+
+    form = for_view(decl, program)
+    depth = f", recursive ones to depth {decl.repair_depth}" if decl.repair_depth else ""
+    print(f"repair {decl.repair}: conflict patterns over explicit assertions{depth}:")
+    for rule, n in sorted(form.sources.items()):
+        print(f"  {rule:<14} {n:>7}")
 
 
 def _violations(args) -> int:

@@ -124,10 +124,12 @@ def test_disproving_a_disproof_is_not_a_proof(cli, tmp_path):
 def test_recursive_negative_inclusion_needs_a_depth(cli, tmp_path):
     tbox = "[ a owl:Restriction ; owl:onProperty :R ; owl:someValuesFrom :B ] rdfs:subClassOf :B .\n:A owl:disjointWith :B .\n"
     view = _view(tmp_path, "rec", tbox)
-    err = cli("view", "create", str(view), expect=1) or cli.last_err
+    cli("view", "create", str(view), expect=1)
     assert "cax-dw" in cli.last_err and "repair_depth" in cli.last_err and "cls-svf1" in cli.last_err
     view = _view(tmp_path, "rec", tbox, extra="repair_depth: 2\n")
     cli("view", "create", str(view))
+    rules = cli("rules", "rec")  # the normal form: A(x) B(x), then R-chains of 1 and 2 steps
+    assert "to depth 2" in rules and [ln.split() for ln in rules.splitlines() if ln.strip().startswith("cax-dw")][-1] == ["cax-dw", "3"]
     events = [
         _a("a", "A", 500), (ex("a"), ex("R"), ex("b"), 1000), (ex("b"), ex("R"), ex("c"), 1000),
         _a("c", "B", 2000),  # two R steps from a: within depth 2, so A(a) loses

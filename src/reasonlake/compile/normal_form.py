@@ -321,3 +321,19 @@ def _maps_into(small: tuple, big: tuple) -> bool:
         return False
 
     return extend(0, {})
+
+
+def for_view(decl, program: Program) -> NormalForm:
+    """A view's normal form; a recursive negative inclusion without ``repair_depth`` is a
+    declaration error naming it and the rules it cycles through."""
+    from reasonlake.errors import RecursiveRepairError
+
+    try:
+        return rewrite(program, decl.repair_depth)
+    except RecursiveNegativeInclusion as exc:
+        listed = "; ".join(describe(r) for r in exc.recursions)
+        raise RecursiveRepairError(
+            f"view '{decl.name}': negative inclusion {listed}, so its conflicts cannot all be "
+            "found from the assertions (Proost & Bonte, Example 5); set repair_depth: K in the "
+            "view to rewrite it K levels deep (deeper conflicts are reported as violations)"
+        ) from None

@@ -84,14 +84,42 @@ def window_items(home: Home, stream: str, window: Window, close: int, upto_seq: 
     return events.join(removed, [*KEY, "ts"], "left_anti")
 
 
-def conflicts(spark, tables: RepairTables, old: DataFrame, new: DataFrame) -> list[Conflict]:
-    """Conflict sets with at least one new item. old/new: s, p, o, origin (= the item's time)."""
-    new = new.where(F.col("p").isin(tables.predicates)).localCheckpoint()
+def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: DataFrame,
+              background: DataFrame | None) -> list[Conflict]:
+    """Conflict sets with at least one new item.
+
+    old_items / new_items: s, p, o, ts. Old items are represented per triple at their latest
+    time (an older duplicate of a losing item is older still and loses with it). Only the
+    old items a match can reach from a new one are read: patterns are connected through
+    individuals (every rule body is), so an old item of a match is at most (atoms - 1)
+    shared subjects or objects away from a new item; one pass over the window per hop, with
+    the frontier broadcast, instead of shuffling the whole window."""
+    relevant = F.col("p").isin(tables.predicates)
+    new = new_items.where(relevant).select(*KEY, F.col("ts").alias("origin")).distinct().localCheckpoint()
     size, present = join_rules.summarize(new, tables.type_id)
     if size == 0:
         return []
-    old = old.where(F.col("p").isin(tables.predicates))
-    full = old.unionByName(new).localCheckpoint()
+    old_items = old_items.where(relevant).select(*KEY, "ts")
+    hops = max(len(g.body) for g in tables.groups) - 1
+    frontier = _individuals(new, tables.type_id).localCheckpoint()
+    reached = None
+    for _ in range(hops):
+        f = F.broadcast(frontier)
+        hit = old_items.join(f, old_items.s == f.t, "left_semi").unionByName(
+            old_items.join(f, (old_items.o == f.t) & (old_items.p != tables.type_id), "left_semi"))
+        reached = hit if reached is None else reached.unionByName(hit)
+        reached = reached.distinct().localCheckpoint()
+        grown = _individuals(reached, tables.type_id).join(frontier, "t", "left_anti").localCheckpoint()
+        if grown.isEmpty():
+            break
+        frontier = frontier.unionByName(grown).localCheckpoint()
+    old = None
+    if reached is not None:
+        old = reached.groupBy(*KEY).agg(F.max("ts").alias("origin"))
+    if background is not None:
+        bg = background.select(*KEY, "origin")
+        old = bg if old is None else old.unionByName(bg)
+    full = (new if old is None else old.unionByName(new)).localCheckpoint()
     full_rows = full.count()
     found = join_rules.violations(spark, tables.groups, new, full, present, size <= BROADCAST_ROWS,
                                   full_rows <= BROADCAST_ROWS, keep_origins=True)
@@ -105,14 +133,11 @@ def conflicts(spark, tables: RepairTables, old: DataFrame, new: DataFrame) -> li
     return out
 
 
-def candidates(items: DataFrame, is_new, background: DataFrame | None) -> tuple[DataFrame, DataFrame]:
-    """Old candidates: one per triple at its latest surviving time (older duplicates lose
-    together with it), plus the background (+inf: never the oldest). New: every item."""
-    old = items.where(~is_new).groupBy(*KEY).agg(F.max("ts").alias("origin"))
-    if background is not None:
-        old = old.unionByName(background.select(*KEY, "origin"))
-    new = items.where(is_new).select(*KEY, F.col("ts").alias("origin")).distinct()
-    return old, new
+def _individuals(facts: DataFrame, type_id: int) -> DataFrame:
+    """The subjects and (non-class) objects of some facts: the terms patterns join on."""
+    return facts.select(F.col("s").alias("t")).unionByName(
+        facts.where(F.col("p") != type_id).select(F.col("o").alias("t"))
+    ).distinct()
 
 
 def losers_frame(spark, decision: Decision) -> DataFrame:
@@ -168,8 +193,8 @@ def expire(home: Home, view: str, close: int) -> None:
     DeltaTable.forPath(home.spark, removed_path(home, view)).delete(F.col("exp_pane") <= close)
 
 
-def decide_close(spark, tables: RepairTables, items: DataFrame, is_new, background) -> Decision:
-    old, new = candidates(items, is_new, background)
-    return decide(conflicts(spark, tables, old, new))
+def decide_close(spark, tables: RepairTables, old_items: DataFrame, new_items: DataFrame,
+                 background) -> Decision:
+    return decide(conflicts(spark, tables, old_items, new_items, background))
 
 

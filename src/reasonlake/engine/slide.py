@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from pyspark.sql import functions as F
 
+from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
@@ -23,8 +24,8 @@ from reasonlake.engine import violations as viol
 from reasonlake.engine.admit import admit, next_event_time, record_late
 from reasonlake.engine.fixpoint import find_violations, run_fixpoint
 from reasonlake.engine.home import Home
-from reasonlake.errors import UserError
 from reasonlake.engine.program_tables import ProgramTables, encode_program
+from reasonlake.errors import UserError
 
 # Test hook: raise after the named step of the slide (used to prove crash safety).
 CRASH_AFTER_ENV = "REASONLAKE_CRASH_AFTER"
@@ -42,26 +43,9 @@ def compile_view(home: Home, decl: ViewDecl) -> Compiled:
     background = sorted(load_tbox(decl.background)) if decl.background else ()
     repair = None
     if decl.repair == "newest-wins":
-        repair = rep.encode(home.spark, normal_form(decl, program))
+        repair = rep.encode(home.spark, for_view(decl, program))
     return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
                     repair=repair)
-
-
-def normal_form(decl: ViewDecl, program):
-    """The view's negative rules over explicit items; a recursive one without repair_depth
-    is a declaration error naming it."""
-    from reasonlake.compile.normal_form import RecursiveNegativeInclusion, describe, rewrite
-    from reasonlake.errors import RecursiveRepairError
-
-    try:
-        return rewrite(program, decl.repair_depth)
-    except RecursiveNegativeInclusion as exc:
-        listed = "; ".join(describe(r) for r in exc.recursions)
-        raise RecursiveRepairError(
-            f"view '{decl.name}': negative inclusion {listed}, so its conflicts cannot all be "
-            "found from the assertions (Proost & Bonte, Example 5); set repair_depth: K in the "
-            "view to rewrite it K levels deep (deeper conflicts are reported as violations)"
-        ) from None
 
 
 def _seed(compiled: Compiled, items, first: bool):
@@ -194,14 +178,17 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     tombstoned, their consequences deleted and set up for re-derivation."""
     decl, spark = compiled.decl, home.spark
     before = rep.tombstones(home, decl.name, before=close)
-    items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
+    items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before)
     if last is None:
         is_new = F.lit(True)
     else:  # the new pane, and late arrivals still inside the window
         is_new = (F.col("ts") > last.close) | (F.col("ingest_seq") > last.events_seq)
-    decision = rep.decide_close(spark, compiled.repair, items, is_new, compiled.tables.background)
+    new_items = items.where(is_new).localCheckpoint()
+    decision = rep.decide_close(spark, compiled.repair, items.where(~is_new), new_items,
+                                compiled.tables.background)
     if not decision.removals:
         return Repaired(decision)
+    items = items.localCheckpoint()  # read several times below
     losers = rep.losers_frame(spark, decision)
     tomb = rep.tombstone_rows(items, losers, decl.window, close).localCheckpoint()
     rep.write_tombstones(home, decl.name, tomb, seq)
@@ -304,7 +291,7 @@ def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
     close, upto_seq, seq = last.close, last.events_seq, state.next_seq(home, view)
     before = rep.tombstones(home, view)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
-    decision = rep.decide_close(home.spark, compiled.repair, items, F.lit(True), compiled.tables.background)
+    decision = rep.decide_close(home.spark, compiled.repair, items.limit(0), items, compiled.tables.background)
     if not decision.removals:
         return None, 0
     tomb = rep.tombstone_rows(items, rep.losers_frame(home.spark, decision), decl.window, close).localCheckpoint()

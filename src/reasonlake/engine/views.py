@@ -28,9 +28,9 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = load_tbox(decl.background) if decl.background else frozenset()
     if decl.repair != "none":
-        from reasonlake.engine.slide import normal_form
+        from reasonlake.compile.normal_form import for_view
 
-        normal_form(decl, program)  # a recursive negative inclusion fails here, named
+        for_view(decl, program)  # a recursive negative inclusion fails here, named
     existing = home.table("views").where(F.col("name") == decl.name).collect()
     report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
     if existing and existing[0].fingerprint == decl.fingerprint():
