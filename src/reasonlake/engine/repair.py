@@ -56,6 +56,8 @@ class RepairTables:
     groups: list[join_rules.JoinGroup]
     type_id: int
     predicates: list[int]  # every predicate a pattern mentions: the items worth reading
+    join_s: list[int]  # predicates whose subject a pattern joins on
+    join_o: list[int]  # predicates whose object a pattern joins on
 
 
 def encode(spark, form: NormalForm) -> RepairTables:
@@ -63,7 +65,17 @@ def encode(spark, form: NormalForm) -> RepairTables:
                        if not t.startswith("?")}
     ids = term_ids(spark, terms)
     predicates = sorted({ids[atom[1]] for r in form.patterns for atom in r.body})
-    return RepairTables(join_rules.group_rules(form.patterns, ids), ids[TYPE], predicates)
+    join_s, join_o = set(), set()
+    for r in form.patterns:
+        # a term two atoms share (a variable, or an individual written in the pattern)
+        used = [t for s, p, o in r.body for t in {s, *([o] if p != TYPE else [])}]
+        for s, p, o in r.body:
+            if used.count(s) > 1:
+                join_s.add(ids[p])
+            if p != TYPE and used.count(o) > 1:
+                join_o.add(ids[p])
+    return RepairTables(join_rules.group_rules(form.patterns, ids), ids[TYPE], predicates,
+                        sorted(join_s), sorted(join_o))
 
 
 def tombstones(home: Home, view: str, before: int | None = None) -> DataFrame:
@@ -101,15 +113,17 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: Data
         return []
     old_items = old_items.where(relevant).select(*KEY, "ts")
     hops = max(len(g.body) for g in tables.groups) - 1
-    frontier = _individuals(new, tables.type_id).localCheckpoint()
+    frontier = _join_terms(new, tables).distinct().localCheckpoint()
     reached = None
-    for _ in range(hops):
-        f = F.broadcast(frontier)
-        hit = old_items.join(f, old_items.s == f.t, "left_semi").unionByName(
-            old_items.join(f, (old_items.o == f.t) & (old_items.p != tables.type_id), "left_semi"))
-        reached = hit if reached is None else reached.unionByName(hit)
-        reached = reached.distinct().localCheckpoint()
-        grown = _individuals(reached, tables.type_id).join(frontier, "t", "left_anti").localCheckpoint()
+    for hop in range(hops):
+        # one pass over the window: each old item under its join terms, matched to the frontier
+        # (an item reached twice is one row again after the grouping below)
+        hit = _join_terms(old_items, tables, keep=True).join(F.broadcast(frontier), "t", "left_semi")
+        hit = hit.select(*KEY, "ts")
+        reached = (hit if reached is None else reached.unionByName(hit)).localCheckpoint()
+        if hop == hops - 1:
+            break
+        grown = _join_terms(reached, tables).join(frontier, "t", "left_anti").distinct().localCheckpoint()
         if grown.isEmpty():
             break
         frontier = frontier.unionByName(grown).localCheckpoint()
@@ -119,8 +133,10 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: Data
     if background is not None:
         bg = background.select(*KEY, "origin")
         old = bg if old is None else old.unionByName(bg)
-    full = (new if old is None else old.unionByName(new)).localCheckpoint()
-    full_rows = full.count()
+    if old is not None:
+        old = old.localCheckpoint()
+    full = new if old is None else old.unionByName(new)
+    full_rows = size + (old.count() if old is not None else 0)
     found = join_rules.violations(spark, tables.groups, new, full, present, size <= BROADCAST_ROWS,
                                   full_rows <= BROADCAST_ROWS, keep_origins=True)
     if found is None:
@@ -133,11 +149,15 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: Data
     return out
 
 
-def _individuals(facts: DataFrame, type_id: int) -> DataFrame:
-    """The subjects and (non-class) objects of some facts: the terms patterns join on."""
-    return facts.select(F.col("s").alias("t")).unionByName(
-        facts.where(F.col("p") != type_id).select(F.col("o").alias("t"))
-    ).distinct()
+def _join_terms(facts: DataFrame, tables: RepairTables, keep: bool = False) -> DataFrame:
+    """Each fact's terms in the positions patterns join on (a variable that two atoms share),
+    as column ``t``; with ``keep`` the fact's columns stay. A value in a position no pattern
+    joins on (``:low`` in ``x :reading :low``) never pulls in the whole window."""
+    by_s = F.col("p").isin(tables.join_s) if tables.join_s else F.lit(False)
+    by_o = F.col("p").isin(tables.join_o) if tables.join_o else F.lit(False)
+    terms = F.array(F.when(by_s, F.col("s")), F.when(by_o, F.col("o")))
+    exploded = facts.select("*", F.explode(terms).alias("t")).where(F.col("t").isNotNull())
+    return exploded if keep else exploded.select("t")
 
 
 def losers_frame(spark, decision: Decision) -> DataFrame:
