@@ -30,11 +30,16 @@ def _types(cli, view, x, close=None):
     return {line[len(prefix):].split(" ")[0][len(EX) + 1:-1] for line in lines if line.startswith(prefix)}
 
 
+def _start(cli, tmp, name, tbox, events, until):
+    """Create the view, ingest its events, slide it to ``until``."""
+    cli("view", "create", str(_view(tmp, name, tbox)))
+    cli("ingest", name, str(jsonl(tmp / f"{name}.jsonl", events)))
+    cli("slide", name, "--until", until)
+
+
 def test_example1_newer_assertion_wins_against_two_older_ones(cli, tmp_path):
-    view = _view(tmp_path, "ex1", ":A owl:disjointWith :C . :B owl:disjointWith :C .")
-    cli("view", "create", str(view))
-    cli("ingest", "ex1", str(jsonl(tmp_path / "e.jsonl", [_a("a", "A", 1000), _a("a", "B", 1000), _a("a", "C", 2000)])))
-    cli("slide", "ex1", "--until", "1970-01-01T00:00:02Z")
+    _start(cli, tmp_path, "ex1", ":A owl:disjointWith :C . :B owl:disjointWith :C .",
+           [_a("a", "A", 1000), _a("a", "B", 1000), _a("a", "C", 2000)], "1970-01-01T00:00:02Z")
     assert _types(cli, "ex1", "a") == {"C"}
     out = cli("violations", "ex1")
     assert "consistent" in out and "inconsistent" not in out
@@ -61,14 +66,10 @@ def test_example3_car_pedals(cli, tmp_path):
 
 
 def test_example6_only_the_shared_older_assertion_goes(cli, tmp_path):
-    view = _view(tmp_path, "ex6", (
-        "[ owl:intersectionOf ( :A :B :C ) ] rdfs:subClassOf owl:Nothing .\n"
-        ":B owl:disjointWith :D .\n"
-    ))
-    cli("view", "create", str(view))
-    cli("ingest", "ex6", str(jsonl(tmp_path / "e.jsonl", [
-        _a("a", "A", 1000), _a("a", "B", 2000), _a("a", "C", 3000), _a("a", "D", 3000)])))
-    cli("slide", "ex6", "--until", "1970-01-01T00:00:03Z")
+    _start(cli, tmp_path, "ex6",
+           "[ owl:intersectionOf ( :A :B :C ) ] rdfs:subClassOf owl:Nothing .\n:B owl:disjointWith :D .\n",
+           [_a("a", "A", 1000), _a("a", "B", 2000), _a("a", "C", 3000), _a("a", "D", 3000)],
+           "1970-01-01T00:00:03Z")
     assert _types(cli, "ex6", "a") == {"A", "C", "D"}
 
 
@@ -109,10 +110,8 @@ def test_functional_property_reactor_newest_status_wins_and_its_consequences_go(
 
 
 def test_disproving_a_disproof_is_not_a_proof(cli, tmp_path):
-    view = _view(tmp_path, "dd", ":A owl:disjointWith :B . :B owl:disjointWith :C .")
-    cli("view", "create", str(view))
-    cli("ingest", "dd", str(jsonl(tmp_path / "e.jsonl", [_a("a", "A", 1000), _a("a", "B", 2000), _a("a", "C", 3000)])))
-    cli("slide", "dd", "--until", "1970-01-01T00:00:02Z")
+    _start(cli, tmp_path, "dd", ":A owl:disjointWith :B . :B owl:disjointWith :C .",
+           [_a("a", "A", 1000), _a("a", "B", 2000), _a("a", "C", 3000)], "1970-01-01T00:00:02Z")
     assert _types(cli, "dd", "a") == {"B"}
     cli("slide", "dd", "--until", "1970-01-01T00:00:03Z")
     # B lost to C; A, which only B disproved, stays removed (A and C are compatible)

@@ -96,7 +96,7 @@ def window_items(home: Home, stream: str, window: Window, close: int, upto_seq: 
     return events.join(removed, [*KEY, "ts"], "left_anti")
 
 
-def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: DataFrame,
+def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_items: DataFrame,
               background: DataFrame | None) -> list[Conflict]:
     """Conflict sets with at least one new item.
 
@@ -111,8 +111,9 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame, new_items: Data
     size, present = join_rules.summarize(new, tables.type_id)
     if size == 0:
         return []
-    old_items = old_items.where(relevant).select(*KEY, "ts")
-    hops = max(len(g.body) for g in tables.groups) - 1
+    hops = max(len(g.body) for g in tables.groups) - 1 if old_items is not None else 0
+    if old_items is not None:
+        old_items = old_items.where(relevant).select(*KEY, "ts")
     frontier = _join_terms(new, tables).distinct().localCheckpoint()
     reached = None
     for hop in range(hops):
@@ -177,7 +178,7 @@ def tombstone_rows(items: DataFrame, losers: DataFrame, window: Window, close: i
 
 
 def write_tombstones(home: Home, view: str, rows: DataFrame, seq: int) -> int:
-    rows = rows.localCheckpoint()
+    """rows: already checkpointed by the caller (it reads them again)."""
     n = rows.count()
     if n:
         (
@@ -213,7 +214,7 @@ def expire(home: Home, view: str, close: int) -> None:
     DeltaTable.forPath(home.spark, removed_path(home, view)).delete(F.col("exp_pane") <= close)
 
 
-def decide_close(spark, tables: RepairTables, old_items: DataFrame, new_items: DataFrame,
+def decide_close(spark, tables: RepairTables, old_items: DataFrame | None, new_items: DataFrame,
                  background) -> Decision:
     return decide(conflicts(spark, tables, old_items, new_items, background))
 

@@ -291,7 +291,7 @@ def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
     close, upto_seq, seq = last.close, last.events_seq, state.next_seq(home, view)
     before = rep.tombstones(home, view)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
-    decision = rep.decide_close(home.spark, compiled.repair, items.limit(0), items, compiled.tables.background)
+    decision = rep.decide_close(home.spark, compiled.repair, None, items, compiled.tables.background)
     if not decision.removals:
         return None, 0
     tomb = rep.tombstone_rows(items, rep.losers_frame(home.spark, decision), decl.window, close).localCheckpoint()
