@@ -8,9 +8,11 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.engine.paths import PATHS, evaluation_path
 from tests.oracle import closure
 
 EX = "http://example.org/g#"
@@ -112,11 +114,13 @@ def _facts(lake, view, close):
     return read.facts(lake.home, view, close=close).select("s", "p", "o", "origin")
 
 
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           phases=[Phase.explicit, Phase.generate])
 @given(tbox=axioms("rdfs-plus"), events=stream, shape=shape)
-def test_rdfs_plus_incremental_equals_owlrl_and_rebuild(spark, tbox, events, shape):
-    run_case(spark, "rdfs-plus", tbox, events, *shape)
+def test_rdfs_plus_incremental_equals_owlrl_and_rebuild(spark, path, tbox, events, shape):
+    with evaluation_path(path):
+        run_case(spark, "rdfs-plus", tbox, events, *shape)
 
 
 @settings(max_examples=max(2, EXAMPLES // 2), deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,

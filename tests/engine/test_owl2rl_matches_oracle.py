@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests.engine.paths import PATHS, evaluation_path
 from tests.oracle import closure
 
 EX = "http://example.org/o#"
@@ -134,14 +135,18 @@ _SETTINGS = dict(max_examples=max(2, EXAMPLES - 1), deadline=None, suppress_heal
 
 # About 3-5 minutes per setting on 2 cores (every close: slide, export, violations): slow suite.
 @pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS)
 @settings(**_SETTINGS)
 @given(tbox=tboxes, events=stream)
-def test_owl2rl_standard_equality_incremental_equals_owlrl(spark, tbox, events):
-    run_case(spark, tbox, events, unique_names=False)
+def test_owl2rl_standard_equality_incremental_equals_owlrl(spark, path, tbox, events):
+    with evaluation_path(path):
+        run_case(spark, tbox, events, unique_names=False)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS)
 @settings(**_SETTINGS)
 @given(tbox=tboxes, events=stream)
-def test_owl2rl_unique_names_incremental_equals_owlrl_and_flags_violations(spark, tbox, events):
-    run_case(spark, tbox, events, unique_names=True)
+def test_owl2rl_unique_names_incremental_equals_owlrl_and_flags_violations(spark, path, tbox, events):
+    with evaluation_path(path):
+        run_case(spark, tbox, events, unique_names=True)

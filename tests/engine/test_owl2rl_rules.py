@@ -783,3 +783,30 @@ def test_cax_adc(std):
     v = one(std, "cax-adc")  # y is only an A, z only a B
     assert v.bindings == {"x": n("x")}
     assert origins(v) == {(n("x"), TYPE, n("A")): 100, (n("x"), TYPE, n("C")): 200}
+
+
+# --- the two evaluation paths
+
+
+@pytest.mark.parametrize("closure", ["std", "una"])
+def test_driver_path_equals_spark_path(spark, closure, request, monkeypatch):
+    """Every rule's cases closed again with the driver path off (``LOCAL_ROWS = 0``, every
+    round on Spark): the same facts with the same origins and rule ids, the same violations
+    with the same triples and origins (bindings as a set of values: a symmetric pattern
+    matches one set of triples twice, y1 and y2 swapped, and either binding is the row's)."""
+    from reasonlake.engine import local_rules
+
+    local = request.getfixturevalue(closure)
+    monkeypatch.setattr(local_rules, "LOCAL_ROWS", 0)
+    if closure == "std":
+        on_spark = close(spark, _program(unique_names=False), _items_of(RULE_IDS))
+    else:
+        on_spark = close(spark, _program(unique_names=True, rules=UNA_RULES), _items_of(UNA_RULES))
+    assert len(local.facts) > 50
+    assert on_spark.facts == local.facts
+    def rows(result):
+        return sorted((v.rule, tuple(sorted(v.triples)), sorted(v.bindings), sorted(v.bindings.values()))
+                      for v in result.violations)
+
+    assert rows(on_spark) == rows(local)
+    assert len(local.violations) >= 5

@@ -25,6 +25,7 @@ from rdflib import Graph, URIRef
 from rdflib.namespace import OWL as OWL_NS
 from rdflib.namespace import RDF
 
+from tests.engine.paths import PATHS, evaluation_path
 from tests.oracle import closure
 
 EX = "http://example.org/r#"
@@ -184,6 +185,7 @@ def _surviving(lake, close: int) -> set:
 # About 80 s per example on 2 cores (every close: slide, export): slow suite; two explicit
 # examples plus EXAMPLES - 2 generated ones (REASONLAKE_PROPERTY_EXAMPLES raises it).
 @pytest.mark.slow
+@pytest.mark.parametrize("path", PATHS)
 @settings(max_examples=max(1, EXAMPLES - 2), deadline=None, suppress_health_check=list(HealthCheck),
           derandomize=True, phases=[Phase.explicit, Phase.generate])
 @given(case=cases())
@@ -203,5 +205,6 @@ def _surviving(lake, close: int) -> set:
     [((PEOPLE[0], PROPS[1], PEOPLE[0]), 0), ((PEOPLE[0], PROPS[1], PEOPLE[1]), 2),
             ((PEOPLE[1], PROPS[1], PEOPLE[0]), 2), ((PEOPLE[0], PROPS[1], PEOPLE[0]), 3)],
 ))
-def test_newest_wins_equals_window_repair_and_owlrl_closure(spark, case):
-    run_case(spark, *case)
+def test_newest_wins_equals_window_repair_and_owlrl_closure(spark, path, case):
+    with evaluation_path(path):  # the conflict search and the rounds, in the driver and on Spark
+        run_case(spark, *case)

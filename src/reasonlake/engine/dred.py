@@ -39,6 +39,8 @@ def overdelete(spark, base: DataFrame, seeds: DataFrame, tables: ProgramTables) 
         reached = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
                          full_small=base_rows <= BROADCAST_ROWS)
         best = reached.groupBy(*KEY).agg(F.max("origin").alias("d_origin"))
+        if size <= BROADCAST_ROWS:  # a small Δ reaches few facts: look them up, never shuffle base
+            best = F.broadcast(best)
         hit = (
             base.join(best, KEY)
             .where(F.col("d_origin") >= F.col("origin"))

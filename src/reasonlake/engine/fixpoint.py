@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import join_rules
+from reasonlake.engine import join_rules, local_rules
 from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
 
 KEY = ["s", "p", "o"]
@@ -25,6 +25,7 @@ CHANGE_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, prev_
 class FixpointResult:
     changes: DataFrame  # s, p, o, origin, rule, prev_origin (null when the fact is new)
     rounds: int
+    local: local_rules.Step | None = None  # the step's facts in the driver, when it ran there
 
 
 def best_per_fact(candidates: DataFrame) -> DataFrame:
@@ -124,9 +125,13 @@ BROADCAST_ROWS = 300_000
 def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables) -> FixpointResult:
     """base: the materialization before this step (s, p, o, origin, rule), already cached.
     seed: candidate facts (s, p, o, origin, rule), e.g. the admitted items."""
-    deltas: list[DataFrame] = []
     known = base.select(*KEY, "origin", "rule")
-    known_rows = base.count() if tables.joins else 0
+    known_rows = base.count()
+    if local_rules.enabled(known_rows):
+        step = local_rules.run_step(spark, base, seed, tables, known_rows)
+        if step is not None:
+            return FixpointResult(changes=step.changes, rounds=step.rounds, local=step)
+    deltas: list[DataFrame] = []
     candidates = seed
     while True:
         # One job each: the best candidates (cached, counted: is broadcasting them safe?),
@@ -162,11 +167,15 @@ def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
     return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
 
 
-def find_violations(spark, base: DataFrame, changes: DataFrame, tables: ProgramTables) -> DataFrame | None:
+def find_violations(spark, base: DataFrame, changes: DataFrame, tables: ProgramTables,
+                    local: local_rules.Step | None = None) -> DataFrame | None:
     """Violations with at least one premise among this step's changes (new or renewed facts),
-    the others from the materialization after the step. None: the program has no negative rule."""
+    the others from the materialization after the step. None: the program has no negative rule.
+    local: the step ran in the driver, and so does this search."""
     if not tables.negative:
         return None
+    if local is not None:
+        return local_rules.step_violations(spark, local, tables)
     delta = changes.select(*KEY, "origin")
     full = base.select(*KEY, "origin").unionByName(delta)
     changed, present = join_rules.summarize(delta, tables.type_id)

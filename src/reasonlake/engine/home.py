@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyspark.sql import DataFrame
@@ -26,6 +26,9 @@ def resolve_home(home: str | None) -> str:
 class Home:
     spark: object
     root: str
+    # Set once require_init passed: migrations only ever get applied, never undone, so a
+    # home found current stays current for this process (saves two Delta reads per call).
+    ready: bool = field(default=False, repr=False, compare=False)
 
     def path(self, table: str) -> str:
         return f"{self.root}/{table}"
@@ -46,6 +49,8 @@ class Home:
     def require_init(self) -> None:
         from delta.tables import DeltaTable
 
+        if self.ready:
+            return
         if not DeltaTable.isDeltaTable(self.spark, self.path("_migrations")):
             raise UserError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
         pending = [name for v, name in migrate.available() if v not in self._applied()]
@@ -54,6 +59,7 @@ class Home:
                 f"{self.root} needs migrations {', '.join(pending)}; "
                 "run `reasonlake init`"
             )
+        self.ready = True
 
     def _applied(self) -> set[int]:
         return {r.version for r in self.table("_migrations").select("version").collect()}

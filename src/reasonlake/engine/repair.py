@@ -16,7 +16,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.compile.normal_form import NormalForm
-from reasonlake.engine import join_rules
+from reasonlake.engine import join_rules, local_rules
 from reasonlake.engine.admit import stream_events
 from reasonlake.engine.fixpoint import BROADCAST_ROWS
 from reasonlake.engine.home import Home
@@ -58,6 +58,7 @@ class RepairTables:
     predicates: list[int]  # every predicate a pattern mentions: the items worth reading
     join_s: list[int]  # predicates whose subject a pattern joins on
     join_o: list[int]  # predicates whose object a pattern joins on
+    local: object = None  # local_rules.Matcher of the groups, made on first use
 
 
 def encode(spark, form: NormalForm) -> RepairTables:
@@ -88,9 +89,11 @@ def tombstones(home: Home, view: str, before: int | None = None) -> DataFrame:
 
 
 def window_items(home: Home, stream: str, window: Window, close: int, upto_seq: int,
-                 removed: DataFrame) -> DataFrame:
-    """The window's explicit items (s, p, o, ts, ingest_seq as ids), tombstoned ones left out."""
-    events = stream_events(home, stream, upto_seq, window.opens(close), close).select(
+                 removed: DataFrame, after: int | None = None) -> DataFrame:
+    """The window's explicit items (s, p, o, ts, ingest_seq as ids), tombstoned ones left out;
+    with ``after``, only those with a later time (file statistics skip the rest)."""
+    lo = window.opens(close) if after is None else max(after, window.opens(close))
+    events = stream_events(home, stream, upto_seq, lo, close).select(
         F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts", "ingest_seq"
     )
     return events.join(removed, [*KEY, "ts"], "left_anti")
@@ -105,15 +108,81 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_item
     old items a match can reach from a new one are read: patterns are connected through
     individuals (every rule body is), so an old item of a match is at most (atoms - 1)
     shared subjects or objects away from a new item; one pass over the window per hop, with
-    the frontier broadcast, instead of shuffling the whole window."""
+    the frontier broadcast, instead of shuffling the whole window. When the new items and
+    what they reach are small, the matching itself runs in the driver (``local_rules``)."""
     relevant = F.col("p").isin(tables.predicates)
-    new = new_items.where(relevant).select(*KEY, F.col("ts").alias("origin")).distinct().localCheckpoint()
+    new = new_items.where(relevant).select(*KEY, F.col("ts").alias("origin")).distinct()
+    if old_items is not None:
+        old_items = old_items.where(relevant).select(*KEY, "ts")
+    rows = None
+    if local_rules.enabled(0):
+        rows = local_rules.collect(new, [*KEY, "origin"], limit=local_rules.LOCAL_ROWS)
+    if rows is not None:
+        found = _conflicts_in_driver(spark, tables, old_items, rows, background)
+        if found is not None:
+            return found
+    return _conflicts_on_spark(spark, tables, old_items, new.localCheckpoint(), background)
+
+
+def _hops(tables: RepairTables, has_old: bool) -> int:
+    return max(len(g.body) for g in tables.groups) - 1 if has_old else 0
+
+
+def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | None, new: list[tuple],
+                         background: DataFrame | None) -> list[Conflict] | None:
+    """None: what the new items reach is too big for the driver."""
+    if not new:
+        return []
+    join_s, join_o = set(tables.join_s), set(tables.join_o)
+
+    def terms(facts):
+        return {t for s, p, o, *_ in facts for t in ((s,) if p in join_s else ()) + ((o,) if p in join_o else ())}
+
+    frontier = terms(new)
+    reached: dict = {}
+    for _ in range(_hops(tables, old_items is not None)):
+        if not frontier:
+            break
+        seen = spark.createDataFrame([(t,) for t in sorted(frontier)], "t BIGINT")
+        hit = _join_terms(old_items, tables, keep=True).join(F.broadcast(seen), "t", "left_semi")
+        found = local_rules.collect(hit, [*KEY, "ts"], limit=local_rules.LOCAL_ROWS)
+        if found is None:
+            return None
+        for s, p, o, ts in found:
+            reached[(s, p, o)] = max(ts, reached.get((s, p, o), ts))
+        grown = terms([(*k, ts) for k, ts in reached.items()]) - frontier
+        if not grown:
+            break
+        frontier |= grown
+    facts = [(*k, ts) for k, ts in reached.items()] + list(new)
+    if background is not None:
+        bg = background.where(F.col("p").isin(tables.predicates))
+        facts += local_rules.collect(bg, [*KEY, "origin"])
+    found = local_rules.violations(_local_groups(tables), new, local_rules.Index(facts), keep_origins=True)
+    return _as_conflicts((rule, triples) for rule, _, triples, _ in found)
+
+
+def _local_groups(tables: RepairTables) -> local_rules.Matcher:
+    if tables.local is None:
+        tables.local = local_rules.Matcher(tables.groups)
+    return tables.local
+
+
+def _as_conflicts(found) -> list[Conflict]:
+    out = []
+    for rule, triples in found:
+        items = frozenset(Item(*t) for t in triples)
+        if len({(i.s, i.p, i.o) for i in items}) == len(items):  # one time per triple
+            out.append(Conflict(rule, items))
+    return out
+
+
+def _conflicts_on_spark(spark, tables: RepairTables, old_items: DataFrame | None, new: DataFrame,
+                        background: DataFrame | None) -> list[Conflict]:
     size, present = join_rules.summarize(new, tables.type_id)
     if size == 0:
         return []
-    hops = max(len(g.body) for g in tables.groups) - 1 if old_items is not None else 0
-    if old_items is not None:
-        old_items = old_items.where(relevant).select(*KEY, "ts")
+    hops = _hops(tables, old_items is not None)
     frontier = _join_terms(new, tables).distinct().localCheckpoint()
     reached = None
     for hop in range(hops):
@@ -142,12 +211,8 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_item
                                   full_rows <= BROADCAST_ROWS, keep_origins=True)
     if found is None:
         return []
-    out = []
-    for row in found.select("rule", "triples").collect():
-        items = frozenset(Item(t.s, t.p, t.o, t.origin) for t in row.triples)
-        if len({(i.s, i.p, i.o) for i in items}) == len(items):  # one time per triple
-            out.append(Conflict(row.rule, items))
-    return out
+    return _as_conflicts((row.rule, [(t.s, t.p, t.o, t.origin) for t in row.triples])
+                         for row in found.select("rule", "triples").collect())
 
 
 def _join_terms(facts: DataFrame, tables: RepairTables, keep: bool = False) -> DataFrame:

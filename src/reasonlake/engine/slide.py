@@ -16,15 +16,15 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import dred
+from reasonlake.engine import dred, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
-from reasonlake.engine import state
 from reasonlake.engine import violations as viol
 from reasonlake.engine.admit import admit, next_event_time, record_late
-from reasonlake.engine.fixpoint import find_violations, run_fixpoint
+from reasonlake.engine.fixpoint import BROADCAST_ROWS, find_violations, run_fixpoint
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
+from reasonlake.engine.timing import step
 from reasonlake.errors import UserError
 
 # Test hook: raise after the named step of the slide (used to prove crash safety).
@@ -38,14 +38,34 @@ class Compiled:
     repair: rep.RepairTables | None = None  # newest-wins: the conflict patterns
 
 
+# Compiled views of this process, by session and view fingerprint (which covers the
+# ontology texts, the profile and every option that changes the rules): a job that slides
+# several times, or several views over one TBox, compiles once. Term ids are hashes, so a
+# compiled program does not depend on the lake.
+_COMPILED: dict[tuple[str, str], tuple[object, Compiled]] = {}
+
+
 def compile_view(home: Home, decl: ViewDecl) -> Compiled:
-    program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
-    background = sorted(load_tbox(decl.background)) if decl.background else ()
-    repair = None
-    if decl.repair == "newest-wins":
-        repair = rep.encode(home.spark, for_view(decl, program))
-    return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
-                    repair=repair)
+    key = (decl.name, decl.fingerprint())
+    spark, compiled = _COMPILED.get(key, (None, None))
+    if spark is home.spark and compiled.decl == decl:
+        return compiled
+    if len(_COMPILED) >= 8:
+        _COMPILED.pop(next(iter(_COMPILED)))
+    compiled = _compile(home, decl)
+    _COMPILED[key] = (home.spark, compiled)
+    return compiled
+
+
+def _compile(home: Home, decl: ViewDecl) -> Compiled:
+    with step("compile"):
+        program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+        background = sorted(load_tbox(decl.background)) if decl.background else ()
+        repair = None
+        if decl.repair == "newest-wins":
+            repair = rep.encode(home.spark, for_view(decl, program))
+        return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
+                        repair=repair)
 
 
 def _seed(compiled: Compiled, items, first: bool):
@@ -98,9 +118,8 @@ def slide(home: Home, view: str, until: int) -> list[state.Published]:
     compiled = compile_view(home, decl)
     upto_seq = state.latest_ingest_seq(home)
     done = []
-    history = state.lineage(home, view)
+    history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
-    seq = state.next_seq(home, view)
     for close in pending_closes(home, decl, last, until, upto_seq):
         last = process_close(home, compiled, close, last, upto_seq, seq)
         done.append(last)
@@ -113,45 +132,53 @@ def process_close(
 ) -> state.Published:
     decl = compiled.decl
     started = time.perf_counter()
-    expired = mat.expire(home, decl.name, close)
-    if compiled.repair is not None:
-        rep.expire(home, decl.name, close)
+    with step("expire"):
+        expired = mat.expire(home, decl.name, close)
+        if compiled.repair is not None:
+            rep.expire(home, decl.name, close)
     _maybe_crash("expire")
-    admission = admit(
-        home, decl.stream, decl.window, close,
-        previous=last.close if last else None,
-        seen_seq=last.events_seq if last else upto_seq,
-        upto_seq=upto_seq,
-    )
-    late = record_late(home, decl.name, admission.late, close, seq)
-    # The table after expiry, read once: every round joins it, and a Delta scan per round
-    # (snapshot, file index, deletion vectors) costs far more than one local copy.
-    base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
+    with step("admit"):
+        admission = admit(
+            home, decl.stream, decl.window, close,
+            previous=last.close if last else None,
+            seen_seq=last.events_seq if last else upto_seq,
+            upto_seq=upto_seq,
+        )
+        late = record_late(home, decl.name, admission.late, close, seq)
+    with step("read materialization"):
+        # The table after expiry, read once: every round joins it, and a Delta scan per round
+        # (snapshot, file index, deletion vectors) costs far more than one local copy.
+        base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
     items = admission.items.drop("n")
     repaired = None
     if compiled.repair is not None:
-        repaired = repair_step(home, compiled, close, last, upto_seq, seq, base)
+        with step("repair"):
+            repaired = repair_step(home, compiled, close, last, upto_seq, seq, base)
         if repaired.decision.removals:
             items = repaired.seed
             base = repaired.base
     seed = _seed(compiled, items, first=last is None)
     if repaired is not None and repaired.restore is not None:
         seed = seed.unionByName(repaired.restore)
-    result = run_fixpoint(home.spark, base, seed, compiled.tables)
-    changes = result.changes
+    with step("rounds"):
+        result = run_fixpoint(home.spark, base, seed, compiled.tables)
+        changes = result.changes
     _maybe_crash("reason")
     stats = change_stats(changes)
-    found = find_violations(home.spark, base, changes, compiled.tables)
-    if found is not None:
-        viol.record(home, decl.name, decl.window, found, close)
-    if repaired is not None and repaired.deleted is not None:
-        mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
-    elif stats.n:
-        mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
+    with step("violations"):
+        found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
+        if found is not None:
+            viol.record(home, decl.name, decl.window, found, close)
+    with step("publish"):
+        if repaired is not None and repaired.deleted is not None:
+            mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
+        elif stats.n:
+            mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
     _maybe_crash("publish")
     version = mat.version(home, decl.name)
     if repaired is not None:
-        rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
+        with step("repair log"):
+            rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
     record = state.Published(
         seq=seq, close=close, version=version, mode="slide",
         events_seq=upto_seq, admitted=admission.count, expired=expired,
@@ -181,9 +208,13 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before)
     if last is None:
         is_new = F.lit(True)
+        new_items = items
     else:  # the new pane, and late arrivals still inside the window
         is_new = (F.col("ts") > last.close) | (F.col("ingest_seq") > last.events_seq)
-    new_items = items.where(is_new).localCheckpoint()
+        new_items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before, after=last.close)
+        if last.events_seq < upto_seq:
+            new_items = new_items.unionByName(
+                items.where((F.col("ts") <= last.close) & (F.col("ingest_seq") > last.events_seq)))
     decision = rep.decide_close(spark, compiled.repair, items.where(~is_new), new_items,
                                 compiled.tables.background)
     if not decision.removals:
@@ -204,7 +235,10 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     if seeds.isEmpty():
         return Repaired(decision, seed=seed, base=base)
     deleted = dred.overdelete(spark, base, seeds, compiled.tables)
-    remaining = base.join(deleted.select("s", "p", "o"), ["s", "p", "o"], "left_anti").localCheckpoint()
+    gone = deleted.select("s", "p", "o")
+    if deleted.count() <= BROADCAST_ROWS:  # the table is anti-joined in place, never shuffled
+        gone = F.broadcast(gone)
+    remaining = base.join(gone, ["s", "p", "o"], "left_anti").localCheckpoint()
     restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
     return Repaired(decision, seed=seed, base=remaining, deleted=deleted, restore=restore)
 
@@ -229,12 +263,12 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
     """Materialize the window at a close from scratch (the naive baseline), in one commit."""
     decl = home.view(view)
     compiled = compile_view(home, decl)
-    history = state.lineage(home, view)
+    history, seq = state.lineage_and_next_seq(home, view)
     if at is None:
         close = history[-1].close if history else decl.window.close_at_or_before(now)
     else:
         close = decl.window.close_at_or_before(at)
-    record = _materialize(home, compiled, close, state.latest_ingest_seq(home), state.next_seq(home, view))
+    record = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq)
     state.append(home, view, record)
     return record
 
@@ -254,13 +288,17 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
             removed = removed.unionByName(lost.select("s", "p", "o", "ts"))
         removed = removed.select(F.col("s").alias("s_id"), F.col("p").alias("p_id"), F.col("o").alias("o_id"), "ts")
         events = events.join(removed, ["s_id", "p_id", "o_id", "ts"], "left_anti")
-    items = explicit_items(events).localCheckpoint()
+    with step("admit"):
+        items = explicit_items(events).localCheckpoint()
     empty = home.spark.createDataFrame([], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
-    result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
-    found = find_violations(home.spark, empty, result.changes, compiled.tables)
-    if found is not None:
-        viol.replace(home, view, window, found, close)
-    mat.overwrite(home, view, window, result.changes)
+    with step("rounds"):
+        result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
+    with step("violations"):
+        found = find_violations(home.spark, empty, result.changes, compiled.tables, local=result.local)
+        if found is not None:
+            viol.replace(home, view, window, found, close)
+    with step("publish"):
+        mat.overwrite(home, view, window, result.changes)
     stats = change_stats(result.changes)
     record = state.Published(
         seq=seq, close=close, version=mat.version(home, view), mode=mode,
@@ -283,12 +321,12 @@ def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
     if decl.repair == "none":
         raise UserError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "
                         "run `reasonlake view create FILE --rebuild`")
-    history = state.lineage(home, view)
+    history, seq = state.lineage_and_next_seq(home, view)
     if not history:
         raise UserError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
     compiled = compile_view(home, decl)
     last = history[-1]
-    close, upto_seq, seq = last.close, last.events_seq, state.next_seq(home, view)
+    close, upto_seq = last.close, last.events_seq
     before = rep.tombstones(home, view)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
     decision = rep.decide_close(home.spark, compiled.repair, None, items, compiled.tables.background)

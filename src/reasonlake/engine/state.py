@@ -32,6 +32,11 @@ class Published:
 
 
 def lineage(home: Home, view: str) -> list[Published]:
+    return lineage_and_next_seq(home, view)[0]
+
+
+def lineage_and_next_seq(home: Home, view: str) -> tuple[list[Published], int]:
+    """The effective lineage and the seq the next record takes, from one read."""
     rows = (
         home.table("view_state")
         .where(F.col("view") == view)
@@ -45,12 +50,11 @@ def lineage(home: Home, view: str) -> list[Published]:
         if record.mode in ("rebuild", "repair"):  # both replace the table at their close
             effective = [r for r in effective if r.close < record.close]
         effective.append(record)
-    return effective
+    return effective, (rows[-1].seq if rows else 0) + 1
 
 
 def next_seq(home: Home, view: str) -> int:
-    row = home.table("view_state").where(F.col("view") == view).agg(F.max("seq").alias("m")).first()
-    return (row.m or 0) + 1
+    return lineage_and_next_seq(home, view)[1]
 
 
 def append(home: Home, view: str, record: Published) -> None:

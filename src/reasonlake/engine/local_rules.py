@@ -1,0 +1,423 @@
+"""The compiled rules evaluated in the driver, for steps whose data is small.
+
+Spark pays a fixed price per job (a plan, a broadcast exchange, a stage), and a rule round
+runs dozens of them: on a few thousand facts that price is the whole cost of a close. Below
+a size threshold (``LOCAL_ROWS``) the same rule tables are evaluated here, with hash
+indexes over plain tuples, and only the result goes back to Spark, in one frame. The
+semantics are those of ``fixpoint`` and ``join_rules`` to the row: derivations take the min
+of their premises' origins, facts keep the max over derivations (an explicit item winning
+a tie, then the greatest rule id, as ``best_per_fact`` orders them), a candidate enters Δ
+only if it beats what is known, and violation rows are deduplicated the same way.
+
+Terms are the same 64-bit ids; a fact is ``(s, p, o, origin)``.
+"""
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from reasonlake.engine import timing
+from reasonlake.engine.join_rules import JoinGroup
+from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
+
+EXPLICIT = "explicit"
+# Steps whose facts (materialization + candidates) stay under this many rows run here.
+# 0 turns the driver path off (every step on Spark); tests run both paths.
+LOCAL_ROWS = int(os.environ.get("REASONLAKE_LOCAL_ROWS", "250000"))
+
+
+def enabled(rows: int) -> bool:
+    return 0 < LOCAL_ROWS and rows <= LOCAL_ROWS
+
+
+Fact = tuple[int, int, int, int]  # s, p, o, origin
+
+
+class Index:
+    """Facts by every bound-position combination a premise look-up needs."""
+
+    def __init__(self, facts=()):
+        self.by_spo: dict = defaultdict(list)
+        self.by_sp: dict = defaultdict(list)
+        self.by_po: dict = defaultdict(list)
+        self.by_p: dict = defaultdict(list)
+        self.by_s: dict = defaultdict(list)
+        self.by_o: dict = defaultdict(list)
+        self.every: list = []
+        for f in facts:
+            self.add(f)
+
+    def add(self, f: Fact) -> None:
+        s, p, o, _ = f
+        self.by_spo[(s, p, o)].append(f)
+        self.by_sp[(s, p)].append(f)
+        self.by_po[(p, o)].append(f)
+        self.by_p[p].append(f)
+        self.by_s[s].append(f)
+        self.by_o[o].append(f)
+        self.every.append(f)
+
+    def lookup(self, s, p, o):
+        """Facts matching the bound positions (None: free)."""
+        if p is not None:
+            if s is not None:
+                return self.by_sp.get((s, p), ()) if o is None else self.by_spo.get((s, p, o), ())
+            if o is not None:
+                return self.by_po.get((p, o), ())
+            return self.by_p.get(p, ())
+        if s is not None:
+            found = self.by_s.get(s, ())
+            return found if o is None else [f for f in found if f[2] == o]
+        if o is not None:
+            return self.by_o.get(o, ())
+        return self.every
+
+
+@dataclass
+class _Plan:
+    """One premise position of a group: the rows indexed by that premise's constants, and
+    the order in which the other premises are joined (most bound first, as on Spark)."""
+
+    constant_positions: tuple[int, ...]
+    rows: dict
+    order: list[int]
+    closed: list[bool]  # premise order[k] has every term known when it is joined: a look-up
+
+
+@dataclass
+class LocalGroup:
+    group: JoinGroup
+    plans: list[_Plan] = field(default_factory=list)
+
+
+def prepare(group: JoinGroup) -> LocalGroup:
+    local = LocalGroup(group)
+    for i, atom in enumerate(group.body):
+        positions = tuple(k for k, (kind, _) in enumerate(atom) if kind == "k")
+        rows: dict = defaultdict(list)
+        for row in group.rows:
+            rows[tuple(row[1 + atom[k][1]] for k in positions)].append(row)
+        bound = {v for kind, v in atom if kind == "v"}
+        remaining = [j for j in range(len(group.body)) if j != i]
+        order, closed = [], []
+        while remaining:
+            def score(j):
+                a = group.body[j]
+                return (sum(1 for kind, v in a if kind == "v" and v in bound),
+                        sum(1 for kind, _ in a if kind == "k"))
+            j = max(remaining, key=score)
+            remaining.remove(j)
+            order.append(j)
+            variables = {v for kind, v in group.body[j] if kind == "v"}
+            closed.append(variables <= bound)
+            bound |= variables
+        local.plans.append(_Plan(positions, dict(rows), order, closed))
+    return local
+
+
+def _unify(atom, fact: Fact, row: tuple, binding: dict) -> dict | None:
+    """The binding extended by matching ``fact`` to ``atom`` under the row's constants."""
+    out = binding
+    for pos, (kind, value) in enumerate(atom):
+        term = fact[pos]
+        if kind == "k":
+            if row[1 + value] != term:
+                return None
+        elif value in out:
+            if out[value] != term:
+                return None
+        else:
+            if out is binding:
+                out = dict(binding)
+            out[value] = term
+    return out
+
+
+def _value(term, row: tuple, binding: dict):
+    kind, value = term
+    return row[1 + value] if kind == "k" else binding.get(value)
+
+
+class Matcher:
+    """Join groups dispatched by predicate: a fact is tried only against the premise
+    positions whose predicate it carries (Brick has 72 positions; a fact fits a few)."""
+
+    def __init__(self, groups: list[JoinGroup]):
+        self.by_predicate: dict = defaultdict(list)  # p -> positions (x p ?y)
+        self.by_value: dict = defaultdict(list)  # (p, o) -> positions (x p C), e.g. (x a C)
+        self.any_predicate: list = []
+        for group in groups:
+            local = prepare(group)
+            for i, plan in enumerate(local.plans):
+                _, (kind_p, p_slot), (kind_o, o_slot) = group.body[i]
+                entry = (local, i, plan)
+                if kind_p != "k":
+                    self.any_predicate.append(entry)
+                elif kind_o == "k":
+                    for key in {(row[1 + p_slot], row[1 + o_slot]) for row in group.rows}:
+                        self.by_value[key].append(entry)
+                else:
+                    for p in {row[1 + p_slot] for row in group.rows}:
+                        self.by_predicate[p].append(entry)
+
+    def matches(self, delta, full: Index):
+        """Every match of a group's body with at least one premise in Δ: (group, row,
+        binding, premises in body order)."""
+        by_value, by_predicate, any_predicate = self.by_value, self.by_predicate, self.any_predicate
+        for fact in delta:
+            entries = by_value.get((fact[1], fact[2]), []) + by_predicate.get(fact[1], [])
+            if any_predicate:
+                entries = (*entries, *any_predicate)
+            for local, i, plan in entries:
+                rows = plan.rows.get(tuple(fact[k] for k in plan.constant_positions))
+                if not rows:
+                    continue
+                group = local.group
+                # The row key matched the premise's constants; its variables bind the same
+                # way for every row.
+                binding = _unify(group.body[i], fact, rows[0], {})
+                if binding is None:  # a variable twice in the premise (x P x), unequal terms
+                    continue
+                probe = plan.closed[0] if plan.order else False
+                if probe:  # the first join is a look-up: skip the rows it rules out, cheaply
+                    (ks, vs), (kp, vp), (ko, vo) = group.body[plan.order[0]]
+                    spo = full.by_spo
+                for row in rows:
+                    if probe and (row[1 + vs] if ks == "k" else binding[vs],
+                                  row[1 + vp] if kp == "k" else binding[vp],
+                                  row[1 + vo] if ko == "k" else binding[vo]) not in spo:
+                        continue
+                    premises = [None] * len(group.body)
+                    premises[i] = fact
+                    for found in _extend(group, plan, 0, row, binding, premises, full):
+                        yield (local, *found)
+
+
+def _extend(group: JoinGroup, plan: _Plan, k: int, row, binding, premises, full: Index):
+    order = plan.order
+    if k == len(order):
+        for a, b in group.distinct:
+            if _value(a, row, binding) == _value(b, row, binding):
+                return
+        yield row, binding, tuple(premises)
+        return
+    j = order[k]
+    atom = group.body[j]
+    (ks, s), (kp, p), (ko, o) = atom
+    s = row[1 + s] if ks == "k" else binding.get(s)
+    p = row[1 + p] if kp == "k" else binding.get(p)
+    o = row[1 + o] if ko == "k" else binding.get(o)
+    if plan.closed[k]:  # every term known: the facts found match as they are
+        for fact in full.by_spo.get((s, p, o), ()):
+            premises[j] = fact
+            yield from _extend(group, plan, k + 1, row, binding, premises, full)
+    else:
+        for fact in full.lookup(s, p, o):
+            extended = _unify(atom, fact, row, binding)
+            if extended is None:
+                continue
+            premises[j] = fact
+            yield from _extend(group, plan, k + 1, row, extended, premises, full)
+    premises[j] = None
+
+
+@dataclass
+class LocalProgram:
+    """The program's tables as Python look-ups (collected once per view compile)."""
+
+    by_value: dict  # (in_p, in_o) -> [(rule, head_s_from_o, out_p, out_o_from, out_o)]
+    by_property: dict  # in_p -> [...]
+    transitive: dict  # p -> rule
+    joins: Matcher
+    negative: Matcher
+    same_as_id: int
+
+
+def local_program(tables: ProgramTables) -> LocalProgram:
+    cached = getattr(tables, "_local", None)
+    if cached is not None:
+        return cached
+    by_value: dict = defaultdict(list)
+    for r in tables.by_value.collect():
+        by_value[(r.in_p, r.in_o)].append((r.rule, r.head_s_from_o, r.out_p, r.out_o_from, r.out_o))
+    by_property: dict = defaultdict(list)
+    for r in tables.by_property.collect():
+        by_property[r.in_p].append((r.rule, r.head_s_from_o, r.out_p, r.out_o_from, r.out_o))
+    transitive = {r.p: r.rule for r in tables.transitive.collect()} if tables.transitive is not None else {}
+    program = LocalProgram(dict(by_value), dict(by_property), transitive,
+                           Matcher(tables.joins), Matcher(tables.negative),
+                           tables.same_as_id)
+    tables._local = program
+    return program
+
+
+def derive(program: LocalProgram, delta: list[Fact], full: Index):
+    """Candidates (s, p, o, origin, rule) of one rule application with a premise in Δ."""
+    for s, p, o, origin in delta:
+        for heads in (program.by_value.get((p, o), ()), program.by_property.get(p, ())):
+            for rule, s_from_o, out_p, out_o_from, out_o in heads:
+                hs = o if s_from_o else s
+                if hs < 0:  # literals (negative ids) never stand in subject position
+                    continue
+                ho = s if out_o_from == FROM_S else out_o if out_o_from == CONSTANT else o
+                yield hs, out_p, ho, origin, rule
+        rule = program.transitive.get(p)
+        if rule is not None:
+            for _, _, z, origin2 in full.lookup(o, p, None):
+                if not (rule == "eq-trans" and s == z):
+                    yield s, p, z, min(origin, origin2), rule
+            for x, _, _, origin2 in full.lookup(None, p, s):
+                if not (rule == "eq-trans" and x == o):
+                    yield x, p, o, min(origin, origin2), rule
+    same_as = program.same_as_id
+    for local, row, binding, premises in program.joins.matches(delta, full):
+        s, p, o = (_value(t, row, binding) for t in local.group.head)
+        if s < 0 or p < 0 or (p == same_as and s == o):
+            continue
+        yield s, p, o, min(f[3] for f in premises), row[0]
+
+
+def _rank(origin: int, rule: str) -> tuple:
+    return (origin, rule == EXPLICIT, rule)
+
+
+def fixpoint(program: LocalProgram, base: list[tuple], seed: list[tuple], max_facts: int | None = None):
+    """base: the materialization's rows (s, p, o, origin, rule); seed: candidates. Raises
+    TooLarge when the facts outgrow ``max_facts``.
+
+    Returns (changes, rounds, full): changes as (s, p, o, origin, rule, prev_origin) rows,
+    full the index of every fact the step saw (the materialization and every Δ)."""
+    known = {(s, p, o): (origin, rule) for s, p, o, origin, rule in base}
+    before = {k: v[0] for k, v in known.items()}
+    full = Index((*k, v[0]) for k, v in known.items())
+    changed: dict = {}
+    rounds = 0
+    candidates = seed
+    while True:
+        best: dict = {}
+        for s, p, o, origin, rule in candidates:
+            key = (s, p, o)
+            current = best.get(key)
+            if current is None or _rank(origin, rule) > _rank(*current):
+                best[key] = (origin, rule)
+        delta = []
+        for key, (origin, rule) in best.items():
+            old = known.get(key)
+            if old is None or (origin, rule == EXPLICIT) > (old[0], old[1] == EXPLICIT):
+                known[key] = (origin, rule)
+                changed[key] = (origin, rule)
+                delta.append((*key, origin))
+        if not delta:
+            break
+        rounds += 1
+        if max_facts is not None and len(known) > max_facts:
+            raise TooLarge(len(known))
+        for f in delta:
+            full.add(f)
+        candidates = list(derive(program, delta, full))
+    changes = [(*k, origin, rule, before.get(k)) for k, (origin, rule) in changed.items()]
+    return changes, rounds, full
+
+
+def violations(matcher: Matcher, delta: list[Fact], full: Index, keep_origins: bool = False):
+    """Violation rows (rule, bindings, triples, origin), one per rule and set of triples
+    (with keep_origins: per set of timed items), the latest origin winning."""
+    best: dict = {}
+    for local, row, binding, premises in matcher.matches(delta, full):
+        triples = tuple(sorted(premises))
+        origin = min(f[3] for f in premises)
+        key = (row[0], triples if keep_origins else tuple(f[:3] for f in triples))
+        current = best.get(key)
+        if current is None or origin > current[3]:
+            best[key] = (row[0], {v: binding[v] for v in local.group.variables}, list(triples), origin)
+    return list(best.values())
+
+
+# --- Between Spark frames and the driver -------------------------------------------------
+
+CHANGE_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, prev_origin BIGINT"
+# Past this many facts a step started here moves to Spark (a closure far bigger than its input).
+GROWTH = 4
+
+
+class TooLarge(Exception):
+    pass
+
+
+def collect(frame, columns: list[str], limit: int | None = None) -> list[tuple] | None:
+    """The frame's rows as tuples, through Arrow; None when it has more than ``limit``."""
+    frame = frame.select(*columns)
+    if limit is not None:
+        frame = frame.limit(limit + 1)
+    table = frame.toArrow()
+    if limit is not None and table.num_rows > limit:
+        return None
+    return list(zip(*(c.to_pylist() for c in table.columns))) if table.num_rows else []
+
+
+def frame(spark, rows: list[tuple], schema: str):
+    """Rows made in the driver as a Spark frame (Arrow batches held by the JVM: reading it
+    again costs no Python round trip, so it needs no checkpoint)."""
+    import pyarrow as pa
+
+    out = spark.createDataFrame([], schema)
+    if rows:
+        names = [f.name for f in out.schema.fields]
+        types = {"bigint": pa.int64(), "string": pa.string()}
+        arrays = [pa.array(list(column), types[f.dataType.simpleString()])
+                  for column, f in zip(zip(*rows), out.schema.fields)]
+        out = spark.createDataFrame(pa.Table.from_arrays(arrays, names=names), schema=out.schema)
+    return out
+
+
+@dataclass
+class Step:
+    """A fixpoint step run in the driver: what the violation search needs afterwards."""
+
+    changes: object  # Spark frame, CHANGE_SCHEMA
+    rounds: int
+    full: Index  # the materialization and every Δ of the step (the violation search's facts)
+    changed: list[tuple]  # CHANGE_SCHEMA rows
+
+
+def run_step(spark, base, seed, tables: ProgramTables, base_rows: int) -> Step | None:
+    """The fixpoint of ``seed`` over ``base`` in the driver; None when it is too big for it
+    (the caller runs it on Spark)."""
+    budget = LOCAL_ROWS - base_rows
+    with timing.step("driver: collect"):
+        seed_rows = collect(seed, ["s", "p", "o", "origin", "rule"], limit=budget)
+        if seed_rows is None:
+            return None
+        base_list = collect(base, ["s", "p", "o", "origin", "rule"])
+        program = local_program(tables)
+    try:
+        with timing.step("driver: rounds"):
+            changed, rounds, full = fixpoint(program, base_list, seed_rows, max_facts=GROWTH * max(LOCAL_ROWS, 1))
+    except TooLarge:
+        return None
+    with timing.step("driver: changes to Spark"):
+        changes = frame(spark, changed, CHANGE_SCHEMA)
+    return Step(changes, rounds, full, changed)
+
+
+def step_violations(spark, step: Step, tables: ProgramTables):
+    """find_violations for a step run in the driver: premises among the changes, the others
+    from the materialization after the step."""
+    delta = [(s, p, o, origin) for s, p, o, origin, _, _ in step.changed]
+    # step.full holds the table before the step and every Δ: a fact renewed twice is there
+    # at each origin, and the violation rows keep the latest, as on Spark.
+    found = violations(local_program(tables).negative, delta, step.full)
+    return violation_frame(spark, found, keep_origins=False)
+
+
+def violation_frame(spark, found: list[tuple], keep_origins: bool):
+    """Violation rows as ``join_rules.violations`` returns them (key column included)."""
+    from pyspark.sql import functions as F
+
+    from reasonlake.engine.join_rules import VIOLATION_SCHEMA
+
+    rows = [(rule, bindings, [tuple(t) for t in triples], origin) for rule, bindings, triples, origin in found]
+    out = spark.createDataFrame(rows, VIOLATION_SCHEMA)
+    key_triples = F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o))
+    return out.select(F.sha2(F.to_json(F.struct("rule", key_triples)), 256).alias("key"), "*").localCheckpoint()

@@ -1,0 +1,21 @@
+"""The two evaluation paths of the engine, for tests that must hold on both."""
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+PATHS = ("driver", "spark")
+
+
+@contextmanager
+def evaluation_path(path: str):
+    """``spark``: every rule round on Spark (the driver path off); ``driver``: the default
+    threshold, so small test steps run in the driver."""
+    from reasonlake.engine import local_rules
+
+    saved = local_rules.LOCAL_ROWS
+    if path == "spark":
+        local_rules.LOCAL_ROWS = 0
+    try:
+        yield
+    finally:
+        local_rules.LOCAL_ROWS = saved
