@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.engine.paths import PATHS, evaluation_path
+from tests.engine.paths import both_paths, evaluation_path
 from tests.oracle import closure
 
 EX = "http://example.org/g#"
@@ -114,7 +114,7 @@ def _facts(lake, view, close):
     return read.facts(lake.home, view, close=close).select("s", "p", "o", "origin")
 
 
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", both_paths(spark_is_slow=True))
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           phases=[Phase.explicit, Phase.generate])
 @given(tbox=axioms("rdfs-plus"), events=stream, shape=shape)
