@@ -13,7 +13,7 @@ from reasonlake.compile.schema import (
     SUB_PROPERTY_OF,
     saturated_schema,
 )
-from reasonlake.vocab import OWL, OWL_NOTHING, OWL_THING, TYPE, iri
+from reasonlake.vocab import OWL, OWL_NOTHING, OWL_THING, RDFS, TYPE, iri
 
 
 def ex(name: str) -> str:
@@ -56,3 +56,82 @@ def test_rdfs_schema_has_no_owl_terms():
     schema = saturated_schema(compile_program(tbox, "rdfs"))
     assert (ex("A"), SUB_CLASS_OF, ex("B")) in schema and (ex("p"), DOMAIN, ex("A")) in schema
     assert not any(OWL in term for triple in schema for term in triple)
+
+
+# --- subsumption between restrictions (OWL 2 RL Table 9), and rdfs12
+
+ON, SVF, AVF, HV = (iri(OWL + x) for x in ("onProperty", "someValuesFrom", "allValuesFrom", "hasValue"))
+
+
+def _restrictions(*specs: tuple[str, str, str, str]) -> set[tuple[str, str, str]]:
+    """(node, kind, property, filler) -> the restriction triples."""
+    return {t for node, kind, prop, filler in specs for t in ((ex(node), ON, ex(prop)), (ex(node), kind, ex(filler)))}
+
+
+def _sub_classes(tbox: set) -> set[tuple[str, str]]:
+    schema = saturated_schema(compile_program(frozenset(tbox), "owl2rl"))
+    return {(s, o) for s, p, o in schema if p == SUB_CLASS_OF}
+
+
+def test_scm_svf1():
+    tbox = _restrictions(("R1", SVF, "p", "C1"), ("R2", SVF, "p", "C2"), ("R3", SVF, "q", "C2"))
+    tbox |= {(ex("C1"), SUB_CLASS_OF, ex("C2"))}
+    subs = _sub_classes(tbox)
+    assert (ex("R1"), ex("R2")) in subs
+    assert (ex("R2"), ex("R1")) not in subs  # the filler is not a sub-class the other way
+    assert (ex("R1"), ex("R3")) not in subs  # another property, not a sub-property
+
+
+def test_scm_svf2():
+    tbox = _restrictions(("R1", SVF, "p", "C"), ("R2", SVF, "q", "C"), ("R3", SVF, "q", "D"))
+    tbox |= {(ex("p"), SUB_PROPERTY_OF, ex("q"))}
+    subs = _sub_classes(tbox)
+    assert (ex("R1"), ex("R2")) in subs
+    assert (ex("R2"), ex("R1")) not in subs and (ex("R1"), ex("R3")) not in subs
+
+
+def test_scm_avf1():
+    tbox = _restrictions(("R1", AVF, "p", "C1"), ("R2", AVF, "p", "C2"), ("R3", AVF, "q", "C2"))
+    tbox |= {(ex("C1"), SUB_CLASS_OF, ex("C2"))}
+    subs = _sub_classes(tbox)
+    assert (ex("R1"), ex("R2")) in subs
+    assert (ex("R2"), ex("R1")) not in subs and (ex("R1"), ex("R3")) not in subs
+
+
+def test_scm_avf2():
+    tbox = _restrictions(("R1", AVF, "p", "C"), ("R2", AVF, "q", "C"), ("R3", AVF, "q", "D"))
+    tbox |= {(ex("p"), SUB_PROPERTY_OF, ex("q"))}
+    subs = _sub_classes(tbox)
+    assert (ex("R2"), ex("R1")) in subs  # all values over the super-property: the smaller class
+    assert (ex("R1"), ex("R2")) not in subs and (ex("R3"), ex("R1")) not in subs
+
+
+def test_scm_hv():
+    tbox = _restrictions(("R1", HV, "p", "v"), ("R2", HV, "q", "v"), ("R3", HV, "q", "w"), ("R4", HV, "p", "v"))
+    tbox |= {(ex("p"), SUB_PROPERTY_OF, ex("q"))}
+    program = compile_program(frozenset(tbox), "owl2rl")
+    subs = _sub_classes(tbox)
+    assert (ex("R1"), ex("R2")) in subs and (ex("R2"), ex("R1")) not in subs
+    assert (ex("R1"), ex("R3")) not in subs  # another value
+    assert {(ex("R1"), ex("R4")), (ex("R4"), ex("R1"))} <= subs  # the same restriction twice: equivalent
+    assert program.active_rules()["scm-hv"] == 4  # R1 ⊑ R2, R4 ⊑ R2, R1 ≡ R4
+
+
+def test_restriction_subsumption_reaches_a_fixpoint_through_nested_fillers():
+    # R1 = ∃p.C1 ⊑ R2 = ∃p.C2 (scm-svf1) makes S1 = ∃q.R1 ⊑ S2 = ∃q.R2 (scm-svf1 again)
+    tbox = _restrictions(("R1", SVF, "p", "C1"), ("R2", SVF, "p", "C2"), ("S1", SVF, "q", "R1"), ("S2", SVF, "q", "R2"))
+    tbox |= {(ex("C1"), SUB_CLASS_OF, ex("C2"))}
+    subs = _sub_classes(tbox)
+    assert {(ex("R1"), ex("R2")), (ex("S1"), ex("S2"))} <= subs
+    assert (ex("S2"), ex("S1")) not in subs
+
+
+def test_rdfs12():
+    cmp_, member = iri(RDFS + "ContainerMembershipProperty"), iri(RDFS + "member")
+    tbox = frozenset({(ex("p"), TYPE, cmp_), (ex("q"), SUB_PROPERTY_OF, ex("r"))})
+    program = compile_program(tbox, "rdfs")
+    schema = saturated_schema(program)
+    assert (ex("p"), SUB_PROPERTY_OF, member) in schema
+    assert (ex("q"), SUB_PROPERTY_OF, member) not in schema
+    assert program.active_rules()["rdfs12"] == 1
+    assert not program.ignored

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from reasonlake.compile.restriction_subsumption import ALL, SOME, VALUE, Restriction
 from reasonlake.vocab import OWL, RDF, SAME_AS, TYPE, DIFFERENT_FROM, OWL_NOTHING, OWL_THING, iri
 
 Triple = tuple[str, str, str]
@@ -45,6 +46,7 @@ class Constructs:
     background: list[tuple[str, Triple]] = field(default_factory=list)  # rule, triple
     used: set[Triple] = field(default_factory=set)
     ignored: list[tuple[str, str]] = field(default_factory=list)
+    restrictions: list[Restriction] = field(default_factory=list)  # for the scm-svf/avf/hv rules
 
 
 class _Index:
@@ -199,6 +201,7 @@ def _restriction(index: _Index, r: str, prop: str, out: Constructs, same_as) -> 
     for d in index.by_sp.get((r, _o("someValuesFrom")), []):
         out.used.add((r, _o("someValuesFrom"), d))
         understood = True
+        out.restrictions.append(Restriction(r, SOME, prop, d))
         if d == OWL_THING:
             out.linear.append(("cls-svf2", prop, None, "s", TYPE, r))
         else:
@@ -206,10 +209,12 @@ def _restriction(index: _Index, r: str, prop: str, out: Constructs, same_as) -> 
     for d in index.by_sp.get((r, _o("allValuesFrom")), []):
         out.used.add((r, _o("allValuesFrom"), d))
         understood = True
+        out.restrictions.append(Restriction(r, ALL, prop, d))
         out.joins.append(JoinRule("cls-avf", (("?x", TYPE, r), ("?x", prop, "?y")), ("?y", TYPE, d)))
     for v in index.by_sp.get((r, _o("hasValue")), []):
         out.used.add((r, _o("hasValue"), v))
         understood = True
+        out.restrictions.append(Restriction(r, VALUE, prop, v))
         out.linear.append(("cls-hv1", TYPE, r, "s", prop, v))
         out.linear.append(("cls-hv2", prop, v, "s", TYPE, r))
     for literal in index.by_sp.get((r, _o("maxCardinality")), []):

@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
+from reasonlake.compile.restriction_subsumption import subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
 from reasonlake.vocab import (
     DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,
@@ -88,6 +89,7 @@ _SUB_CLASS, _SUB_PROP, _DOMAIN, _RANGE = SUB_CLASS_OF, SUB_PROPERTY_OF, DOMAIN, 
 _EQ_CLASS, _EQ_PROP, _INVERSE = EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF
 _TRANSITIVE = iri(OWL + "TransitiveProperty")
 _SYMMETRIC = iri(OWL + "SymmetricProperty")
+_CONTAINER_MEMBERSHIP, _MEMBER = iri(RDFS + "ContainerMembershipProperty"), iri(RDFS + "member")
 
 # Declarations and annotations: they state nothing a rule of these profiles uses.
 _INERT_PREDICATES = {
@@ -123,6 +125,7 @@ def compile_program(
     transitive, symmetric = set(), set()
     ignored: list[tuple[str, str]] = []
     ids = _rule_ids(profile)
+    container_properties = 0  # rdfs12 instantiations
 
     if constructs is not None:
         for sub, sup, rule in constructs.class_edges:
@@ -135,6 +138,9 @@ def compile_program(
             _edge(sub_class, via, s, o, ids["sco"])
         elif p == _SUB_PROP:
             _edge(sub_prop, via, s, o, ids["spo"])
+        elif p == TYPE and o == _CONTAINER_MEMBERSHIP and "rdfs12" in allowed:
+            _edge(sub_prop, via, s, _MEMBER, ids["spo"])
+            container_properties += 1
         elif p == _DOMAIN:
             domain[s].add(o)
         elif p == _RANGE:
@@ -163,6 +169,17 @@ def compile_program(
 
     class_sup = _closure(sub_class)
     prop_sup = _closure(sub_prop)
+    restriction_edges: dict[str, int] = defaultdict(int)  # scm-svf1/2, scm-avf1/2, scm-hv -> edges
+    while constructs is not None:
+        # a new edge can make two more fillers comparable: repeat until none is added
+        new = [(a, b, rule) for a, b, rule in sorted(subsumptions(constructs.restrictions, class_sup, prop_sup))
+               if b not in class_sup.get(a, ())]
+        if not new:
+            break
+        for a, b, rule in new:
+            _edge(sub_class, via, a, b, ids["sco"])
+            restriction_edges[rule] += 1
+        class_sup = _closure(sub_class)
     linear: list[LinearRule] = []
 
     for c, sups in sorted(class_sup.items()):
@@ -211,7 +228,10 @@ def compile_program(
             ("scm-sco", sum(len(v) for v in class_sup.values())),
             ("scm-spo", sum(len(v) for v in prop_sup.values())),
         ) if n]
+        schema += sorted(restriction_edges.items())
 
+    if container_properties:
+        schema.append(("rdfs12", container_properties))
     unknown = ({r.rule for r in linear} | {j.rule for j in joins}) - allowed - {"scm-sco", "scm-spo"}
     assert not unknown, f"compiler produced rules outside the {profile} profile: {unknown}"
     assert all(r.rule in CATALOGUE for r in linear)

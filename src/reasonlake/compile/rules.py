@@ -33,6 +33,7 @@ _RULES = (
     Rule("rdfs7", "linear", "P rdfs:subPropertyOf Q . x P y", "x Q y"),
     Rule("rdfs9", "linear", "C rdfs:subClassOf D . x rdf:type C", "x rdf:type D"),
     Rule("rdfs11", "schema", "C ⊑ D . D ⊑ E", "C ⊑ E"),
+    Rule("rdfs12", "schema", "P a rdfs:ContainerMembershipProperty", "P rdfs:subPropertyOf rdfs:member"),
     # OWL 2 RL, Table 4: equality
     Rule("eq-sym", "linear", "x owl:sameAs y", "y owl:sameAs x"),
     Rule("eq-trans", "transitive", "x owl:sameAs y . y owl:sameAs z", "x owl:sameAs z"),
@@ -100,6 +101,11 @@ _RULES = (
     Rule("scm-rng2", "schema", "P2 range C . P1 ⊑ P2", "P1 range C"),
     Rule("scm-int", "schema", "C owl:intersectionOf (C1..Cn)", "C ⊑ Ci"),
     Rule("scm-uni", "schema", "C owl:unionOf (C1..Cn)", "Ci ⊑ C"),
+    Rule("scm-svf1", "schema", "R1 svf(P, C1) . R2 svf(P, C2) . C1 ⊑ C2", "R1 ⊑ R2"),
+    Rule("scm-svf2", "schema", "R1 svf(P1, C) . R2 svf(P2, C) . P1 ⊑ P2", "R1 ⊑ R2"),
+    Rule("scm-avf1", "schema", "R1 avf(P, C1) . R2 avf(P, C2) . C1 ⊑ C2", "R1 ⊑ R2"),
+    Rule("scm-avf2", "schema", "R1 avf(P1, C) . R2 avf(P2, C) . P1 ⊑ P2", "R2 ⊑ R1"),
+    Rule("scm-hv", "schema", "R1 hasValue(P1, i) . R2 hasValue(P2, i) . P1 ⊑ P2", "R1 ⊑ R2"),
 )
 
 CATALOGUE = {r.id: r for r in _RULES}
@@ -114,7 +120,7 @@ _OWL2RL = tuple(r.id for r in _RULES if not r.id.startswith("rdfs"))
 # Which rule ids a profile may use; rule ids of the RDFS semantics for `rdfs`, the W3C
 # OWL 2 RL ids for the OWL profiles (IMaRS's RDFS+ is the `rdfs-plus` set).
 PROFILE_RULES = {
-    "rdfs": ("rdfs2", "rdfs3", "rdfs5", "rdfs7", "rdfs9", "rdfs11"),
+    "rdfs": ("rdfs2", "rdfs3", "rdfs5", "rdfs7", "rdfs9", "rdfs11", "rdfs12"),
     "rdfs-plus": (
         "prp-dom", "prp-rng", "prp-spo1", "cax-sco", "scm-sco", "scm-spo",
         "prp-trp", "prp-inv1", "prp-inv2", "eq-sym", "prp-symp",

@@ -16,9 +16,10 @@ Each such instantiation *is* a schema statement, so the saturated TBox can be re
   ``owl:Thing``/``owl:Nothing a owl:Class`` of cls-thing and cls-nothing1 when the program
   ran them.
 
-Pure Python; terms in N-Triples syntax. Reflexive statements (``C ⊑ C``, ``P ≡ P``) and
-subsumptions between restrictions (scm-svf1, scm-avf1, scm-hv) are not part of it: the
-compiler does not use them.
+Subsumptions between restrictions (scm-svf1/2, scm-avf1/2, scm-hv) are hierarchy edges
+like any other, so they are read back as ``rdfs:subClassOf``; so is ``rdfs12`` as
+``rdfs:subPropertyOf rdfs:member``. Pure Python; terms in N-Triples syntax. Reflexive
+statements (``C ⊑ C``, ``P ≡ P``) are not part of it: the compiler does not use them.
 """
 from __future__ import annotations
 
