@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from itertools import product
+from operator import itemgetter
 from dataclasses import dataclass, field
 
 from reasonlake.engine import timing
@@ -34,43 +36,66 @@ def enabled(rows: int) -> bool:
 Fact = tuple[int, int, int, int]  # s, p, o, origin
 
 
+# Secondary look-ups of an Index, each built the first time a premise needs it (Brick's
+# rules only ever probe whole triples and subjects' (P, C) pairs): fact -> key.
+_KEYS = {
+    "sp": lambda f: (f[0], f[1]),
+    "po": lambda f: (f[1], f[2]),
+    "p": lambda f: f[1],
+    "s": lambda f: f[0],
+    "o": lambda f: f[2],
+}
+
+
 class Index:
     """Facts by every bound-position combination a premise look-up needs."""
 
     def __init__(self, facts=()):
-        self.by_spo: dict = defaultdict(list)
-        self.by_sp: dict = defaultdict(list)
-        self.by_po: dict = defaultdict(list)
-        self.by_p: dict = defaultdict(list)
-        self.by_s: dict = defaultdict(list)
-        self.by_o: dict = defaultdict(list)
         self.every: list = []
+        self.by_spo: dict = defaultdict(list)
+        self._by: dict = {}  # name in _KEYS -> its look-up, once built
+        self._pairs: dict | None = None  # s -> {(p, o)}: star groups test rows by subset
         for f in facts:
             self.add(f)
 
     def add(self, f: Fact) -> None:
-        s, p, o, _ = f
-        self.by_spo[(s, p, o)].append(f)
-        self.by_sp[(s, p)].append(f)
-        self.by_po[(p, o)].append(f)
-        self.by_p[p].append(f)
-        self.by_s[s].append(f)
-        self.by_o[o].append(f)
         self.every.append(f)
+        self.by_spo[f[:3]].append(f)
+        if self._by:
+            for name, index in self._by.items():
+                index[_KEYS[name](f)].append(f)
+        if self._pairs is not None:
+            self._pairs[f[0]].add((f[1], f[2]))
+
+    def by(self, name: str) -> dict:
+        index = self._by.get(name)
+        if index is None:
+            key = _KEYS[name]
+            index = self._by[name] = defaultdict(list)
+            for f in self.every:
+                index[key(f)].append(f)
+        return index
+
+    def pairs_of(self, s) -> set:
+        if self._pairs is None:
+            self._pairs = defaultdict(set)
+            for f in self.every:
+                self._pairs[f[0]].add((f[1], f[2]))
+        return self._pairs.get(s, ())
 
     def lookup(self, s, p, o):
         """Facts matching the bound positions (None: free)."""
         if p is not None:
             if s is not None:
-                return self.by_sp.get((s, p), ()) if o is None else self.by_spo.get((s, p, o), ())
+                return self.by("sp").get((s, p), ()) if o is None else self.by_spo.get((s, p, o), ())
             if o is not None:
-                return self.by_po.get((p, o), ())
-            return self.by_p.get(p, ())
+                return self.by("po").get((p, o), ())
+            return self.by("p").get(p, ())
         if s is not None:
-            found = self.by_s.get(s, ())
+            found = self.by("s").get(s, ())
             return found if o is None else [f for f in found if f[2] == o]
         if o is not None:
-            return self.by_o.get(o, ())
+            return self.by("o").get(o, ())
         return self.every
 
 
@@ -79,10 +104,17 @@ class _Plan:
     """One premise position of a group: the rows indexed by that premise's constants, and
     the order in which the other premises are joined (most bound first, as on Spark)."""
 
-    constant_positions: tuple[int, ...]
+    key: object  # fact -> the key of ``rows``: the fact's terms at the premise's constants
     rows: dict
     order: list[int]
     closed: list[bool]  # premise order[k] has every term known when it is joined: a look-up
+    # Star groups (every premise ``x P C`` on one variable, constants elsewhere, as in
+    # cls-int1 and cax-dw): per row, the (P, C) pairs the other premises need, so a row is
+    # tested with one subset check against the subject's pairs instead of a look-up each.
+    star: dict | None = None  # row key -> [(row, frozenset of (P, C))]
+    # The one constant predicate of the first join (eq-rep-*: owl:sameAs), if it has one:
+    # with no fact of it yet, the position cannot match.
+    first_predicate: int | None = None
 
 
 @dataclass
@@ -112,8 +144,33 @@ def prepare(group: JoinGroup) -> LocalGroup:
             variables = {v for kind, v in group.body[j] if kind == "v"}
             closed.append(variables <= bound)
             bound |= variables
-        local.plans.append(_Plan(positions, dict(rows), order, closed))
+        first = group.body[order[0]][1] if order else ("v", None)
+        predicates = {row[1 + first[1]] for row in group.rows} if first[0] == "k" else ()
+        local.plans.append(_Plan(_fact_key(positions), dict(rows), order, closed, _star_rows(group, i, rows),
+                                 next(iter(predicates)) if len(predicates) == 1 else None))
     return local
+
+
+def _fact_key(positions: tuple[int, ...]):
+    if len(positions) > 1:
+        return itemgetter(*positions)
+    if positions:
+        k = positions[0]
+        return lambda fact: (fact[k],)
+    return lambda fact: ()
+
+
+def _star_rows(group: JoinGroup, i: int, rows: dict) -> dict | None:
+    subjects = {atom[0] for atom in group.body}
+    star = len(subjects) == 1 and next(iter(subjects))[0] == "v" and not group.distinct and all(
+        kind_p == "k" and kind_o == "k" for _, (kind_p, _), (kind_o, _) in group.body)
+    if not star:
+        return None
+    return {
+        key: [(row, frozenset((row[1 + p], row[1 + o]) for j, (_, (_, p), (_, o)) in enumerate(group.body) if j != i))
+              for row in matching]
+        for key, matching in rows.items()
+    }
 
 
 def _unify(atom, fact: Fact, row: tuple, binding: dict) -> dict | None:
@@ -170,8 +227,13 @@ class Matcher:
             if any_predicate:
                 entries = (*entries, *any_predicate)
             for local, i, plan in entries:
-                rows = plan.rows.get(tuple(fact[k] for k in plan.constant_positions))
-                if not rows:
+                key = plan.key(fact)
+                if plan.star is not None:
+                    if key in plan.star:
+                        yield from _star_matches(local, i, plan, fact, key, full)
+                    continue
+                rows = plan.rows.get(key)
+                if not rows or (plan.first_predicate is not None and plan.first_predicate not in full.by("p")):
                     continue
                 group = local.group
                 # The row key matched the premise's constants; its variables bind the same
@@ -192,6 +254,20 @@ class Matcher:
                     premises[i] = fact
                     for found in _extend(group, plan, 0, row, binding, premises, full):
                         yield (local, *found)
+
+
+def _star_matches(local: LocalGroup, i: int, plan: _Plan, fact: Fact, key, full: Index):
+    x = fact[0]
+    pairs = full.pairs_of(x)
+    body, spo = local.group.body, full.by_spo
+    binding = {body[i][0][1]: x}
+    for row, needed in plan.star[key]:
+        if not needed <= pairs:
+            continue
+        found = [[fact] if j == i else spo[(x, row[1 + atom[1][1]], row[1 + atom[2][1]])]
+                 for j, atom in enumerate(body)]
+        for premises in product(*found):
+            yield local, row, binding, premises
 
 
 def _extend(group: JoinGroup, plan: _Plan, k: int, row, binding, premises, full: Index):
@@ -235,9 +311,8 @@ class LocalProgram:
 
 
 def local_program(tables: ProgramTables) -> LocalProgram:
-    cached = getattr(tables, "_local", None)
-    if cached is not None:
-        return cached
+    if tables.local is not None:
+        return tables.local
     by_value: dict = defaultdict(list)
     for r in tables.by_value.collect():
         by_value[(r.in_p, r.in_o)].append((r.rule, r.head_s_from_o, r.out_p, r.out_o_from, r.out_o))
@@ -248,7 +323,7 @@ def local_program(tables: ProgramTables) -> LocalProgram:
     program = LocalProgram(dict(by_value), dict(by_property), transitive,
                            Matcher(tables.joins), Matcher(tables.negative),
                            tables.same_as_id)
-    tables._local = program
+    tables.local = program
     return program
 
 

@@ -44,15 +44,17 @@ def expire(home: Home, view: str, close: int) -> int:
     return expiring
 
 
-def publish(home: Home, view: str, window: Window, changes: DataFrame, *, renewals: bool = True) -> None:
+def publish(home: Home, view: str, window: Window, changes: DataFrame, *, renewals: bool = True,
+            old_panes: list[int] | None = None) -> None:
     """Insert new facts and update renewed ones, in one MERGE commit.
 
     MERGE prunes files only on literal target predicates, so the panes that renewed facts
-    are leaving are listed literally in the ON clause (PERFORMANCE.md §9).
+    are leaving are listed literally in the ON clause (PERFORMANCE.md §9). ``old_panes``:
+    those panes when the caller knows them (a step run in the driver), else one Spark job.
     """
     from delta.tables import DeltaTable
 
-    old_panes = [
+    old_panes = old_panes if old_panes is not None else [
         r.pane
         for r in changes.where(F.col("prev_origin").isNotNull())
         .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))

@@ -25,6 +25,8 @@ class ProgramTables:
     joins: list[JoinGroup] = field(default_factory=list)  # positive multi-premise rules
     negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
     background: DataFrame | None = None  # s, p, o, origin (+inf), rule
+    # local_rules.LocalProgram: these tables as Python look-ups, built on first use
+    local: object = field(default=None, repr=False, compare=False)
 
 
 def _source(position: str) -> int:

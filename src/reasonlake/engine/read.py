@@ -97,19 +97,20 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
 
 def register_sql_views(home: Home) -> list[str]:
     """Each view as a temporary table named after it; system tables as rl_<name>."""
-    names = []
+    last_close = {}  # view -> its last processed close
     for name in home.view_names():
-        if state.lineage(home, name):
+        history = state.lineage(home, name)
+        if history:
             decoded(home, name).drop("rule").createOrReplaceTempView(name)
-            names.append(name)
+            last_close[name] = history[-1].close
+    names = list(last_close)
     from delta.tables import DeltaTable
 
     from reasonlake.engine import violations
 
     for name in names:
         if DeltaTable.isDeltaTable(home.spark, violations.path(home, name)):
-            close = state.lineage(home, name)[-1].close
-            violations.decoded(home, name, close).createOrReplaceTempView(f"{name}_violations")
+            violations.decoded(home, name, last_close[name]).createOrReplaceTempView(f"{name}_violations")
     from reasonlake.engine import repair
 
     for name in names:

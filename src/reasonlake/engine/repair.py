@@ -143,7 +143,7 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
     for _ in range(_hops(tables, old_items is not None)):
         if not frontier:
             break
-        seen = spark.createDataFrame([(t,) for t in sorted(frontier)], "t BIGINT")
+        seen = local_rules.frame(spark, [(t,) for t in sorted(frontier)], "t BIGINT")
         hit = _join_terms(old_items, tables, keep=True).join(F.broadcast(seen), "t", "left_semi")
         found = local_rules.collect(hit, [*KEY, "ts"], limit=local_rules.LOCAL_ROWS)
         if found is None:

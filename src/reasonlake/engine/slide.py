@@ -164,7 +164,7 @@ def process_close(
         result = run_fixpoint(home.spark, base, seed, compiled.tables)
         changes = result.changes
     _maybe_crash("reason")
-    stats = change_stats(changes)
+    stats = change_stats(result)
     with step("violations"):
         found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
         if found is not None:
@@ -173,7 +173,8 @@ def process_close(
         if repaired is not None and repaired.deleted is not None:
             mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
         elif stats.n:
-            mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0)
+            mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0,
+                        old_panes=_renewed_panes(result, decl.window))
     _maybe_crash("publish")
     version = mat.version(home, decl.name)
     if repaired is not None:
@@ -243,6 +244,13 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     return Repaired(decision, seed=seed, base=remaining, deleted=deleted, restore=restore)
 
 
+def _renewed_panes(result, window) -> list[int] | None:
+    """The panes renewed facts leave, from the driver's rows (None: the step ran on Spark)."""
+    if result.local is None:
+        return None
+    return sorted({window.expiration_pane(r[5]) for r in result.local.changed if r[5] is not None})
+
+
 @dataclass(frozen=True)
 class ChangeStats:
     n: int
@@ -250,8 +258,14 @@ class ChangeStats:
     renewed: int
 
 
-def change_stats(changes) -> ChangeStats:
-    row = changes.agg(
+def change_stats(result) -> ChangeStats:
+    """Counts of a fixpoint result's changes: from the driver's rows when the step ran
+    there, else one Spark job."""
+    if result.local is not None:
+        rows = result.local.changed  # CHANGE_SCHEMA: ..., rule (4), prev_origin (5)
+        return ChangeStats(n=len(rows), derived=sum(1 for r in rows if r[4] != "explicit"),
+                           renewed=sum(1 for r in rows if r[5] is not None))
+    row = result.changes.agg(
         F.count("*").alias("n"),
         F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
         F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)).alias("renewed"),
@@ -299,13 +313,14 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
             viol.replace(home, view, window, found, close)
     with step("publish"):
         mat.overwrite(home, view, window, result.changes)
-    stats = change_stats(result.changes)
+    stats = change_stats(result)
     record = state.Published(
         seq=seq, close=close, version=mat.version(home, view), mode=mode,
         events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
-        violations=viol.count_live(home, view, close) if found is not None else 0,
+        # the table holds exactly what was found, all of it live at this close
+        violations=found.count() if found is not None else 0,
         repairs=repairs,
     )
     return record

@@ -37,13 +37,9 @@ def lineage(home: Home, view: str) -> list[Published]:
 
 def lineage_and_next_seq(home: Home, view: str) -> tuple[list[Published], int]:
     """The effective lineage and the seq the next record takes, from one read."""
-    rows = (
-        home.table("view_state")
-        .where(F.col("view") == view)
-        .orderBy("seq")
-        .drop("view", "at")
-        .collect()
-    )
+    # sorted here: a few rows per close, and a Spark sort would add a shuffle stage
+    rows = sorted(home.table("view_state").where(F.col("view") == view).drop("view", "at").collect(),
+                  key=lambda r: r.seq)
     effective: list[Published] = []
     for row in rows:
         record = Published(**row.asDict())
@@ -51,10 +47,6 @@ def lineage_and_next_seq(home: Home, view: str) -> tuple[list[Published], int]:
             effective = [r for r in effective if r.close < record.close]
         effective.append(record)
     return effective, (rows[-1].seq if rows else 0) + 1
-
-
-def next_seq(home: Home, view: str) -> int:
-    return lineage_and_next_seq(home, view)[1]
 
 
 def append(home: Home, view: str, record: Published) -> None:
