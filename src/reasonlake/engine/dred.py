@@ -25,17 +25,20 @@ from reasonlake.engine.program_tables import ProgramTables
 KEY = ["s", "p", "o"]
 
 
-def overdelete(spark, base: DataFrame, seeds: DataFrame, tables: ProgramTables) -> DataFrame:
+def overdelete(spark, base: DataFrame, seeds: DataFrame, tables: ProgramTables) -> tuple[DataFrame, int]:
     """base: the materialization (s, p, o, origin, rule); seeds: its rows to delete.
-    Returns every row of base whose origin may depend on them (seeds included)."""
+    Returns every row of base whose origin may depend on them (seeds included), and how
+    many rows that is (each round's Δ is counted anyway)."""
     deleted = seeds.select(*KEY, "origin", "rule").localCheckpoint()
     delta = deleted
     full = base.select(*KEY, "origin")
     base_rows = base.count()
+    total = 0
     while True:
         size, present = join_rules.summarize(delta, tables.type_id)
         if size == 0:
             break
+        total += size
         reached = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
                          full_small=base_rows <= BROADCAST_ROWS)
         best = reached.groupBy(*KEY).agg(F.max("origin").alias("d_origin"))
@@ -50,7 +53,7 @@ def overdelete(spark, base: DataFrame, seeds: DataFrame, tables: ProgramTables) 
         )
         deleted = deleted.unionByName(hit).localCheckpoint()
         delta = hit
-    return deleted
+    return deleted, total
 
 
 def rederive_seed(spark, remaining: DataFrame, deleted: DataFrame, items: DataFrame,

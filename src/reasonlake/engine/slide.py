@@ -235,9 +235,9 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     seeds = hit.select("s", "p", "o", "origin", "rule").localCheckpoint()
     if seeds.isEmpty():
         return Repaired(decision, seed=seed, base=base)
-    deleted = dred.overdelete(spark, base, seeds, compiled.tables)
+    deleted, n_deleted = dred.overdelete(spark, base, seeds, compiled.tables)
     gone = deleted.select("s", "p", "o")
-    if deleted.count() <= BROADCAST_ROWS:  # the table is anti-joined in place, never shuffled
+    if n_deleted <= BROADCAST_ROWS:  # the table is anti-joined in place, never shuffled
         gone = F.broadcast(gone)
     remaining = base.join(gone, ["s", "p", "o"], "left_anti").localCheckpoint()
     restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
