@@ -94,18 +94,22 @@ def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, unt
     after = last.close if last else None
     late_pending = last is not None and last.events_seq < upto_seq
     while after is None or after < target:
+        # No close comes before the very next one: once a candidate is that one, the
+        # queries for earlier work are skipped (a job that slides one close asks none).
+        soonest = after + window.slide if after is not None else None
         candidates = [target]
-        t = next_event_time(home, decl.stream, after, upto_seq)
-        if t is not None:
-            candidates.append(window.close_at_or_after(t))  # the close whose pane holds t
-        if after is not None:
+        if late_pending:  # events that arrived late enter at the very next close
+            candidates.append(soonest)
+            late_pending = False
+        if min(candidates) != soonest:
+            t = next_event_time(home, decl.stream, after, upto_seq)
+            if t is not None:
+                candidates.append(window.close_at_or_after(t))  # the close whose pane holds t
+        if after is not None and min(candidates) != soonest:
             expiring = mat.current(home, decl.name).where(F.col("exp_pane") > after)
             pane = expiring.agg(F.min("exp_pane").alias("m")).first().m
             if pane is not None:
                 candidates.append(pane)
-            if late_pending:  # events that arrived late enter at the very next close
-                candidates.append(after + window.slide)
-                late_pending = False
         nxt = max(min(candidates), window.first_close)
         if nxt > target:
             return
