@@ -44,23 +44,24 @@ def expire(home: Home, view: str, close: int) -> int:
     return expiring
 
 
-def publish(home: Home, view: str, window: Window, changes: DataFrame, *, renewals: bool = True,
+def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
             old_panes: list[int] | None = None) -> None:
     """Insert new facts and update renewed ones, in one MERGE commit.
 
     MERGE prunes files only on literal target predicates, so the panes that renewed facts
     are leaving are listed literally in the ON clause (PERFORMANCE.md §9). ``old_panes``:
-    those panes when the caller knows them (a step run in the driver), else one Spark job.
+    those panes when the caller knows them (``[]``: nothing renewed), else one Spark job.
     """
     from delta.tables import DeltaTable
 
-    old_panes = old_panes if old_panes is not None else [
-        r.pane
-        for r in changes.where(F.col("prev_origin").isNotNull())
-        .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))
-        .distinct()
-        .collect()
-    ] if renewals else []
+    if old_panes is None:
+        old_panes = [
+            r.pane
+            for r in changes.where(F.col("prev_origin").isNotNull())
+            .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))
+            .distinct()
+            .collect()
+        ]
     pane_list = ", ".join(str(p) for p in sorted(old_panes)) or str(-(2**63))
     source = changes.select(
         "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"

@@ -177,8 +177,8 @@ def process_close(
         if repaired is not None and repaired.deleted is not None:
             mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
         elif stats.n:
-            mat.publish(home, decl.name, decl.window, changes, renewals=stats.renewed > 0,
-                        old_panes=_renewed_panes(result, decl.window))
+            mat.publish(home, decl.name, decl.window, changes,
+                        old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
     _maybe_crash("publish")
     version = mat.version(home, decl.name)
     if repaired is not None:
@@ -323,8 +323,7 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
         events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
-        # the table holds exactly what was found, all of it live at this close
-        violations=found.count() if found is not None else 0,
+        violations=viol.count_live(home, view, close) if found is not None else 0,
         repairs=repairs,
     )
     return record
