@@ -1,11 +1,15 @@
 """What a slide leaves in the Delta history: expiry drops whole partitions without rewriting
-a data file, insertions are one MERGE; time travel gives each published close back."""
+a data file; insertions are one MERGE on the Spark path, and a close whose table is held in
+the driver is one commit that writes only the panes it touched; time travel gives each
+published close back."""
 from __future__ import annotations
 
+from reasonlake.engine import local_rules
 from tests.cli.helpers import ex, jsonl, simple_view
 
 
-def test_expiry_is_a_partition_drop_and_insertions_a_merge(cli, spark, tmp_path):
+def test_expiry_is_a_partition_drop_and_insertions_a_merge(cli, spark, tmp_path, monkeypatch):
+    monkeypatch.setattr(local_rules, "LOCAL_ROWS", 0)  # the Spark path: the table is never held
     view = simple_view(tmp_path)
     events = [(ex(f"a{t}"), ex("knows"), ex("b"), t * 1000) for t in range(1, 9)]
     cli("view", "create", str(view))
@@ -24,6 +28,34 @@ def test_expiry_is_a_partition_drop_and_insertions_a_merge(cli, spark, tmp_path)
         assert int(metrics.get("numCopiedRows", "0")) == 0, metrics
     for m in merges:
         assert int(m.operationMetrics["numTargetRowsInserted"]) > 0
+
+
+def test_a_close_from_the_resident_table_is_one_commit_dropping_expired_panes(cli, spark, tmp_path):
+    view = simple_view(tmp_path)
+    events = [(ex(f"a{t}"), ex("knows"), ex("b"), t * 1000) for t in range(1, 9)]
+    cli("view", "create", str(view))
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    cli("slide", "v", "--until", "8000")  # closes 4000..8000 in one job: 4000 reads the table
+    from reasonlake.api import Lakehouse
+
+    records = Lakehouse(str(cli.home), spark=spark).history("v")
+    assert [r.close for r in records] == [4000, 5000, 6000, 7000, 8000]
+    history = {h.version: h for h in spark.sql(f"DESCRIBE HISTORY delta.`{cli.home}/mat_v`").collect()}
+    for before, record in zip(records, records[1:]):
+        assert record.expired == 3 and record.admitted == 1  # a fact, its Person and Agent types
+        assert record.version == before.version + 1, "more than one commit for a close"
+        commit = history[record.version]
+        assert commit.operation == "WRITE", commit
+        predicate = commit.operationParameters["predicate"]
+        assert f"exp_pane <= {record.close}" in predicate, predicate  # expiry in the same commit
+        metrics = commit.operationMetrics
+        # a1..a8 expire one per close: the expired pane's files and the touched pane's go,
+        # and the new pane comes out as one file holding only that close's three facts
+        assert int(metrics["numRemovedFiles"]) >= 1, metrics
+        assert int(metrics["numFiles"]) == 1 and int(metrics["numOutputRows"]) == 3, metrics
+    final = spark.read.format("delta").load(f"{cli.home}/mat_v")
+    assert final.where(f"exp_pane <= {records[-1].close}").count() == 0
+    assert final.count() == 3 * 4  # a5..a8 knows b, each with its two types
 
 
 def test_time_travel_by_version_and_close(cli, tmp_path):

@@ -14,10 +14,15 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine import local_rules
 from reasonlake.engine.home import Home
 from reasonlake.plan.windows import Window
 
 DAY_MS = 86_400_000
+
+
+ITEM_COLUMNS = ["s", "p", "o", "origin", "rule", "n"]
+ITEM_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, n BIGINT"
 
 
 @dataclass
@@ -25,6 +30,7 @@ class Admission:
     items: DataFrame  # s, p, o, origin, rule, n (ids), one row per distinct triple
     late: DataFrame | None  # s, p, o, ts, ingest_seq (strings), past expiry; None: none possible
     count: int
+    rows: list[tuple] | None = None  # the items in the driver (ITEM_COLUMNS), when few
 
 
 def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> DataFrame:
@@ -58,9 +64,16 @@ def admit(
                 (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
                 & (F.col("ts") <= opens)
             )
-    rows = fresh if late_in is None else fresh.unionByName(late_in)
-    items = explicit_items(rows).localCheckpoint()
+    events = fresh if late_in is None else fresh.unionByName(late_in)
     late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
+    grouped = explicit_items(events)
+    # A pane small enough for the driver path comes to the driver in the job that groups it:
+    # its count and the rules need no further job.
+    rows = local_rules.collect(grouped, ITEM_COLUMNS, limit=local_rules.LOCAL_ROWS) if local_rules.LOCAL_ROWS else None
+    if rows is not None:
+        return Admission(items=local_rules.frame(home.spark, rows, ITEM_SCHEMA), late=late,
+                         count=sum(r[5] for r in rows), rows=rows)
+    items = grouped.localCheckpoint()
     return Admission(items=items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
 
 

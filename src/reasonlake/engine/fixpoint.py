@@ -156,6 +156,17 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
     return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
 
 
+def run_resident(spark, known: dict, seed: DataFrame, tables: ProgramTables,
+                 seed_rows: list[tuple] | None = None) -> FixpointResult | None:
+    """run_fixpoint in the driver from the materialization's facts already there
+    (``resident``), and the seed's rows when they are there too; None when the step
+    outgrows the driver (``known`` is then spent)."""
+    if not local_rules.enabled(len(known)):
+        return None
+    step = local_rules.run_step(spark, None, seed, tables, len(known), known=known, seed_rows=seed_rows)
+    return None if step is None else FixpointResult(changes=step.changes, rounds=step.rounds, local=step)
+
+
 def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
     """The net effect: the best new origin per changed fact, with the origin it had before."""
     if not deltas:

@@ -66,7 +66,11 @@ class Home:
 
     # -- views ----------------------------------------------------------------------------
     def view(self, name: str) -> ViewDecl:
-        rows = self.table("views").where(F.col("name") == name).select("definition").collect()
+        from reasonlake.engine import table_cache
+
+        rows = table_cache.read(
+            self.spark, self.path("views"), ("view", name),
+            lambda: self.table("views").where(F.col("name") == name).select("definition").collect())
         if not rows:
             known = sorted(r.name for r in self.table("views").select("name").collect())
             hint = f"known views: {', '.join(known)}" if known else "no view exists yet"

@@ -51,12 +51,15 @@ class Index:
     """Facts by every bound-position combination a premise look-up needs."""
 
     def __init__(self, facts=()):
-        self.every: list = []
-        self.by_spo: dict = defaultdict(list)
         self._by: dict = {}  # name in _KEYS -> its look-up, once built
         self._pairs: dict | None = None  # s -> {(p, o)}: star groups test rows by subset
-        for f in facts:
-            self.add(f)
+        self.every: list = list(facts)
+        # one fact per triple is the usual case (a materialization): one comprehension
+        self.by_spo: dict = defaultdict(list, {f[:3]: [f] for f in self.every})
+        if len(self.by_spo) != len(self.every):
+            self.by_spo = defaultdict(list)
+            for f in self.every:
+                self.by_spo[f[:3]].append(f)
 
     def add(self, f: Fact) -> None:
         self.every.append(f)
@@ -357,14 +360,14 @@ def _rank(origin: int, rule: str) -> tuple:
     return (origin, rule == EXPLICIT, rule)
 
 
-def fixpoint(program: LocalProgram, base: list[tuple], seed: list[tuple], max_facts: int | None = None):
-    """base: the materialization's rows (s, p, o, origin, rule); seed: candidates. Raises
+def fixpoint(program: LocalProgram, known: dict, seed: list[tuple], max_facts: int | None = None):
+    """known: the materialization, (s, p, o) -> (origin, rule), updated in place to the
+    materialization after the step; seed: candidates (s, p, o, origin, rule). Raises
     TooLarge when the facts outgrow ``max_facts``.
 
     Returns (changes, rounds, full): changes as (s, p, o, origin, rule, prev_origin) rows,
     full the index of every fact the step saw (the materialization and every Δ)."""
-    known = {(s, p, o): (origin, rule) for s, p, o, origin, rule in base}
-    before = {k: v[0] for k, v in known.items()}
+    before: dict = {}  # a changed fact's origin before the step (None: it is new)
     full = Index((*k, v[0]) for k, v in known.items())
     changed: dict = {}
     rounds = 0
@@ -380,6 +383,8 @@ def fixpoint(program: LocalProgram, base: list[tuple], seed: list[tuple], max_fa
         for key, (origin, rule) in best.items():
             old = known.get(key)
             if old is None or (origin, rule == EXPLICIT) > (old[0], old[1] == EXPLICIT):
+                if key not in changed:
+                    before[key] = old[0] if old is not None else None
                 known[key] = (origin, rule)
                 changed[key] = (origin, rule)
                 delta.append((*key, origin))
@@ -391,7 +396,7 @@ def fixpoint(program: LocalProgram, base: list[tuple], seed: list[tuple], max_fa
         for f in delta:
             full.add(f)
         candidates = list(derive(program, delta, full))
-    changes = [(*k, origin, rule, before.get(k)) for k, (origin, rule) in changed.items()]
+    changes = [(*k, origin, rule, before[k]) for k, (origin, rule) in changed.items()]
     return changes, rounds, full
 
 
@@ -454,26 +459,39 @@ class Step:
     rounds: int
     full: Index  # the materialization and every Δ of the step (the violation search's facts)
     changed: list[tuple]  # CHANGE_SCHEMA rows
+    known: dict  # the materialization after the step: (s, p, o) -> (origin, rule)
 
 
-def run_step(spark, base, seed, tables: ProgramTables, base_rows: int) -> Step | None:
+def known_facts(base) -> dict:
+    """A materialization frame's facts in the driver: (s, p, o) -> (origin, rule)."""
+    return {(s, p, o): (origin, rule) for s, p, o, origin, rule in collect(base, ["s", "p", "o", "origin", "rule"])}
+
+
+def run_step(spark, base, seed, tables: ProgramTables, base_rows: int, known: dict | None = None,
+             seed_rows: list[tuple] | None = None) -> Step | None:
     """The fixpoint of ``seed`` over ``base`` in the driver; None when it is too big for it
-    (the caller runs it on Spark)."""
+    (the caller runs it on Spark). known: the materialization's facts already in the driver
+    (then ``base`` is not read; on None the caller's dict may have been changed); seed_rows:
+    the seed's rows (s, p, o, origin, rule) already in the driver."""
     budget = LOCAL_ROWS - base_rows
     with timing.step("driver: collect"):
-        seed_rows = collect(seed, ["s", "p", "o", "origin", "rule"], limit=budget)
+        if seed_rows is None:
+            seed_rows = collect(seed, ["s", "p", "o", "origin", "rule"], limit=budget)
+        elif len(seed_rows) > budget:
+            return None
         if seed_rows is None:
             return None
-        base_list = collect(base, ["s", "p", "o", "origin", "rule"])
+        if known is None:
+            known = known_facts(base)
         program = local_program(tables)
     try:
         with timing.step("driver: rounds"):
-            changed, rounds, full = fixpoint(program, base_list, seed_rows, max_facts=GROWTH * max(LOCAL_ROWS, 1))
+            changed, rounds, full = fixpoint(program, known, seed_rows, max_facts=GROWTH * max(LOCAL_ROWS, 1))
     except TooLarge:
         return None
     with timing.step("driver: changes to Spark"):
         changes = frame(spark, changed, CHANGE_SCHEMA)
-    return Step(changes, rounds, full, changed)
+    return Step(changes, rounds, full, changed, known)
 
 
 def step_violations(spark, step: Step, tables: ProgramTables):
@@ -492,6 +510,8 @@ def violation_frame(spark, found: list[tuple], keep_origins: bool):
 
     from reasonlake.engine.join_rules import VIOLATION_SCHEMA
 
+    if not found:  # the usual case: nothing to key, nothing to keep
+        return spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA)
     rows = [(rule, bindings, [tuple(t) for t in triples], origin) for rule, bindings, triples, origin in found]
     out = spark.createDataFrame(rows, VIOLATION_SCHEMA)
     key_triples = F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o))

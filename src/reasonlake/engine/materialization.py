@@ -30,18 +30,28 @@ def current(home: Home, view: str) -> DataFrame:
 def version(home: Home, view: str) -> int:
     from delta.tables import DeltaTable
 
+    from reasonlake.engine.table_cache import latest_commit
+
+    commit = latest_commit(home.spark, home.mat_path(view))  # from the log: no Spark job
+    if commit is not None:
+        return commit[0]
     return DeltaTable.forPath(home.spark, home.mat_path(view)).history(1).first().version
 
 
 def expire(home: Home, view: str, close: int) -> int:
     """Drop every fact that left the window at ``close``: whole partitions, no data rewritten."""
-    from delta.tables import DeltaTable
-
     expiring = current(home, view).where(F.col("exp_pane") <= close).count()
     if expiring:
-        # A predicate on the partition column only: Delta removes files, reads none.
-        DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
+        drop_expired(home, view, close)
     return expiring
+
+
+def drop_expired(home: Home, view: str, close: int) -> None:
+    """One commit removing the partitions that expire at ``close``."""
+    from delta.tables import DeltaTable
+
+    # A predicate on the partition column only: Delta removes files, reads none.
+    DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
 
 
 def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
@@ -76,6 +86,46 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
         )
     # Without renewals this is Delta's insert-only MERGE: no target file is read.
     merge.whenNotMatchedInsertAll().execute()
+
+
+# Above this many rows in the panes a close touches, a MERGE writes less than replacing them.
+REPLACE_ROWS = 100_000
+
+
+def replace_panes(home: Home, view: str, window: Window, facts: dict, panes: set[int],
+                  drop_upto: int | None) -> bool:
+    """Publish a close whose whole table is in the driver (``resident``) in one commit:
+    the panes it touched are written again from ``facts``, (s, p, o) -> (origin, rule),
+    and, with ``drop_upto``, the partitions expiring at that close are dropped.
+
+    A MERGE reads the touched panes' files to find the rows it changes, then writes them
+    again; here nothing is read, each touched pane comes out as one file (so the panes a
+    slide keeps renewing do not pile up small files), and expiry is the same commit.
+    Returns False, writing nothing, when the touched panes hold more than ``REPLACE_ROWS``
+    rows (the caller merges)."""
+    from reasonlake.engine.local_rules import frame
+
+    rows = []
+    # Window.expiration_pane inlined: this runs over the whole table
+    first, width, slide = window.first_close, window.width, window.slide
+    for (s, p, o), (origin, rule) in facts.items():
+        pane = NEVER if origin >= NEVER else first - ((first - width - origin) // slide) * slide
+        if pane in panes:
+            rows.append((s, p, o, origin, pane, rule))
+            if len(rows) > REPLACE_ROWS:
+                return False
+    literal = ", ".join(str(p) for p in sorted(panes))
+    condition = " OR ".join(([f"exp_pane IN ({literal})"] if panes else [])
+                            + ([f"exp_pane <= {drop_upto}"] if drop_upto is not None else []))
+    if not condition:
+        return True
+    (
+        # one task: a file per pane
+        frame(home.spark, rows, MAT_SCHEMA).coalesce(1)
+        .write.format("delta").mode("overwrite").option("replaceWhere", condition)
+        .save(home.mat_path(view))
+    )
+    return True
 
 
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:

@@ -16,12 +16,12 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import dred, state
+from reasonlake.engine import dred, resident, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
 from reasonlake.engine.admit import admit, next_event_time, record_late
-from reasonlake.engine.fixpoint import BROADCAST_ROWS, find_violations, run_fixpoint
+from reasonlake.engine.fixpoint import BROADCAST_ROWS, find_violations, run_fixpoint, run_resident
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
 from reasonlake.engine.timing import step
@@ -136,8 +136,16 @@ def process_close(
 ) -> state.Published:
     decl = compiled.decl
     started = time.perf_counter()
+    # The table's facts, when this process published the table's latest commit from the
+    # driver (repair views read the table: their step changes it in several places).
+    facts = resident.take(home, decl.name, decl.fingerprint()) if compiled.repair is None else None
+    dropping = False  # expired partitions still to drop (with the publish, in one commit)
     with step("expire"):
-        expired = mat.expire(home, decl.name, close)
+        if facts is not None:
+            expired = resident.expire(facts, decl.window.opens(close))
+            dropping = expired > 0
+        else:
+            expired = mat.expire(home, decl.name, close)
         if compiled.repair is not None:
             rep.expire(home, decl.name, close)
     _maybe_crash("expire")
@@ -149,10 +157,13 @@ def process_close(
             upto_seq=upto_seq,
         )
         late = record_late(home, decl.name, admission.late, close, seq)
-    with step("read materialization"):
-        # The table after expiry, read once: every round joins it, and a Delta scan per round
-        # (snapshot, file index, deletion vectors) costs far more than one local copy.
-        base = mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
+    def read_table():
+        with step("read materialization"):
+            # The table after expiry, read once: every round joins it, and a Delta scan per
+            # round (snapshot, file index, deletion vectors) costs far more than one local copy.
+            return mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
+
+    base = read_table() if facts is None else None
     items = admission.items.drop("n")
     repaired = None
     if compiled.repair is not None:
@@ -164,23 +175,45 @@ def process_close(
     seed = _seed(compiled, items, first=last is None)
     if repaired is not None and repaired.restore is not None:
         seed = seed.unionByName(repaired.restore)
-    with step("rounds"):
-        result = run_fixpoint(home.spark, base, seed, compiled.tables)
-        changes = result.changes
+    result = None
+    if facts is not None:
+        with step("rounds"):
+            # the admitted rows are the whole seed unless background or repair adds to it
+            plain = admission.rows is not None and seed is items and repaired is None
+            result = run_resident(home.spark, facts, seed, compiled.tables,
+                                  seed_rows=[r[:5] for r in admission.rows] if plain else None)
+        if result is None:  # too big for the driver after all: the Spark path, from the table
+            if dropping:
+                with step("drop expired"):
+                    mat.drop_expired(home, decl.name, close)
+                dropping = False
+            base = read_table()
+    if result is None:
+        with step("rounds"):
+            result = run_fixpoint(home.spark, base, seed, compiled.tables)
+    changes = result.changes
     _maybe_crash("reason")
     stats = change_stats(result)
     with step("violations"):
         found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
-        if found is not None:
+        # found in the driver, it is a small checkpointed frame: nothing new, no commit
+        recorded = found is not None and not (result.local is not None and found.isEmpty())
+    if recorded:
+        with step("record violations"):
             viol.record(home, decl.name, decl.window, found, close)
     with step("publish"):
         if repaired is not None and repaired.deleted is not None:
             mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
-        elif stats.n:
-            mat.publish(home, decl.name, decl.window, changes,
-                        old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
+        elif not (facts is not None and _replace_panes(home, decl, result, stats, close if dropping else None)):
+            if dropping:
+                mat.drop_expired(home, decl.name, close)
+            if stats.n:
+                mat.publish(home, decl.name, decl.window, changes,
+                            old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
     _maybe_crash("publish")
     version = mat.version(home, decl.name)
+    if result.local is not None and compiled.repair is None:
+        resident.keep(home, decl.name, decl.fingerprint(), result.local.known)
     if repaired is not None:
         with step("repair log"):
             rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
@@ -189,11 +222,21 @@ def process_close(
         events_seq=upto_seq, admitted=admission.count, expired=expired,
         derived=stats.derived, renewed=stats.renewed, rounds=result.rounds,
         late=late, seconds=round(time.perf_counter() - started, 3),
-        violations=viol.count_live(home, decl.name, close) if found is not None else 0,
+        violations=_live_violations(home, decl.name, close, last, found is not None, recorded),
         repairs=len(repaired.decision.removals) if repaired is not None else 0,
     )
-    state.append(home, decl.name, record)
+    with step("record close"):
+        state.append(home, decl.name, record)
     return record
+
+
+def _live_violations(home: Home, view: str, close: int, last, searched: bool, recorded: bool) -> int:
+    """Violations live at ``close``: none when the program has no negative rule, or when
+    none was live at the last close and none was recorded at this one (live ones only
+    leave as closes pass); else one read of the violations table."""
+    if not searched or (not recorded and last is not None and last.violations == 0):
+        return 0
+    return viol.count_live(home, view, close)
 
 
 @dataclass
@@ -246,6 +289,17 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
     remaining = base.join(gone, ["s", "p", "o"], "left_anti").localCheckpoint()
     restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
     return Repaired(decision, seed=seed, base=remaining, deleted=deleted, restore=restore)
+
+
+def _replace_panes(home: Home, decl: ViewDecl, result, stats: ChangeStats, drop_upto: int | None) -> bool:
+    """Publish a close run from the resident facts by writing again the panes it touched
+    (expiry in the same commit); False when a MERGE writes less (nothing written then)."""
+    if result.local is None or not (stats.n or drop_upto is not None):
+        return False
+    window = decl.window
+    panes = {window.expiration_pane(row[3]) for row in result.local.changed}
+    panes.update(_renewed_panes(result, window))
+    return mat.replace_panes(home, decl.name, window, result.local.known, panes, drop_upto)
 
 
 def _renewed_panes(result, window) -> list[int] | None:
@@ -317,6 +371,8 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
             viol.replace(home, view, window, found, close)
     with step("publish"):
         mat.overwrite(home, view, window, result.changes)
+    if result.local is not None and compiled.repair is None:
+        resident.keep(home, view, decl.fingerprint(), result.local.known)
     stats = change_stats(result)
     record = state.Published(
         seq=seq, close=close, version=mat.version(home, view), mode=mode,

@@ -8,16 +8,36 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import defaultdict
 from contextlib import contextmanager
+
+
+_RECORDERS: list[dict] = []
+
+
+@contextmanager
+def recorded():
+    """Seconds per step name, summed over every step run inside the block (benchmarks)."""
+    seconds: dict = defaultdict(float)
+    _RECORDERS.append(seconds)
+    try:
+        yield seconds
+    finally:
+        _RECORDERS.remove(seconds)
 
 
 @contextmanager
 def step(name: str):
-    if not os.environ.get("REASONLAKE_PROFILE"):
+    printed = bool(os.environ.get("REASONLAKE_PROFILE"))
+    if not printed and not _RECORDERS:
         yield
         return
     started = time.perf_counter()
     try:
         yield
     finally:
-        print(f"reasonlake profile: {name} {time.perf_counter() - started:.2f}s", file=sys.stderr, flush=True)
+        took = time.perf_counter() - started
+        for seconds in _RECORDERS:
+            seconds[name] += took
+        if printed:
+            print(f"reasonlake profile: {name} {took:.2f}s", file=sys.stderr, flush=True)
