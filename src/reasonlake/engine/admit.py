@@ -47,8 +47,10 @@ def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> D
 
 def admit(
     home: Home, stream: str, window: Window, close: int, previous: int | None,
-    seen_seq: int, upto_seq: int,
+    seen_seq: int, upto_seq: int, driver_rows: int = 0,
 ) -> Admission:
+    """driver_rows: how many items the close can take in the driver (0: it runs on Spark,
+    the items stay there)."""
     opens = window.opens(close)
     if previous is None:
         fresh = stream_events(home, stream, upto_seq, opens, close)
@@ -66,15 +68,25 @@ def admit(
             )
     events = fresh if late_in is None else fresh.unionByName(late_in)
     late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
-    grouped = explicit_items(events)
-    # A pane small enough for the driver path comes to the driver in the job that groups it:
-    # its count and the rules need no further job.
-    rows = local_rules.collect(grouped, ITEM_COLUMNS, limit=local_rules.LOCAL_ROWS) if local_rules.LOCAL_ROWS else None
-    if rows is not None:
+    # A pane small enough for a close in the driver comes there in one job, without the
+    # shuffle of a grouping: it is grouped there, and counted, and the rules start from it.
+    raw = local_rules.collect(events, ["s_id", "p_id", "o_id", "ts"], limit=driver_rows) if driver_rows > 0 else None
+    if raw is not None:
+        rows = _explicit_rows(raw)
         return Admission(items=local_rules.frame(home.spark, rows, ITEM_SCHEMA), late=late,
-                         count=sum(r[5] for r in rows), rows=rows)
-    items = grouped.localCheckpoint()
+                         count=len(raw), rows=rows)
+    items = explicit_items(events).localCheckpoint()
     return Admission(items=items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
+
+
+def _explicit_rows(events: list[tuple]) -> list[tuple]:
+    """explicit_items in the driver: (s, p, o, ts) events to ITEM_COLUMNS rows."""
+    latest: dict = {}
+    for s, p, o, ts in events:
+        key = (s, p, o)
+        seen = latest.get(key)
+        latest[key] = (ts, 1) if seen is None else (max(seen[0], ts), seen[1] + 1)
+    return [(*key, ts, "explicit", n) for key, (ts, n) in latest.items()]
 
 
 def explicit_items(events: DataFrame) -> DataFrame:

@@ -16,7 +16,7 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import dred, resident, state
+from reasonlake.engine import dred, local_rules, resident, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
@@ -155,6 +155,7 @@ def process_close(
             previous=last.close if last else None,
             seen_seq=last.events_seq if last else upto_seq,
             upto_seq=upto_seq,
+            driver_rows=local_rules.LOCAL_ROWS - len(facts) if facts is not None else 0,
         )
         late = record_late(home, decl.name, admission.late, close, seq)
     def read_table():
