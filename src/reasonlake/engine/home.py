@@ -9,7 +9,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import migrate
+from reasonlake.engine import migrate, table_cache
 from reasonlake.errors import UnknownViewError, UserError
 
 MAT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule STRING"
@@ -66,8 +66,6 @@ class Home:
 
     # -- views ----------------------------------------------------------------------------
     def view(self, name: str) -> ViewDecl:
-        from reasonlake.engine import table_cache
-
         rows = table_cache.read(
             self.spark, self.path("views"), ("view", name),
             lambda: self.table("views").where(F.col("name") == name).select("definition").collect())

@@ -477,9 +477,7 @@ def run_step(spark, base, seed, tables: ProgramTables, base_rows: int, known: di
     with timing.step("driver: collect"):
         if seed_rows is None:
             seed_rows = collect(seed, ["s", "p", "o", "origin", "rule"], limit=budget)
-        elif len(seed_rows) > budget:
-            return None
-        if seed_rows is None:
+        if seed_rows is None or len(seed_rows) > budget:
             return None
         if known is None:
             known = known_facts(base)

@@ -5,6 +5,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.home import MAT_SCHEMA, Home
+from reasonlake.engine.timing import step
 from reasonlake.plan.windows import NEVER, Window
 
 
@@ -50,8 +51,9 @@ def drop_expired(home: Home, view: str, close: int) -> None:
     """One commit removing the partitions that expire at ``close``."""
     from delta.tables import DeltaTable
 
-    # A predicate on the partition column only: Delta removes files, reads none.
-    DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
+    with step("drop expired"):
+        # A predicate on the partition column only: Delta removes files, reads none.
+        DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
 
 
 def publish(home: Home, view: str, window: Window, changes: DataFrame, *,

@@ -5,38 +5,48 @@ publishes the changes. The facts it ends with are exactly the table after its pu
 a job that slides close after close (a multi-close `slide`, a scheduled runner, a
 benchmark) keeps them, with the commit they equal, and the next close starts from them
 instead of reading the table: no scan, no count, no transfer. They are used only while the
-table's latest commit is still that one (``table_cache``): any other writer (a rebuild in
-another process, a restore, a repair job) makes the next close read the table again.
+table's latest commit is still that one (``table_cache.latest_commit``): any other writer
+(a rebuild in another process, a restore, a repair job) makes the next close read the
+table again.
 
 A view has one writer at a time (as for every step of the slide job): between our own
 publish and the look-up of the commit it made, nobody else commits to the table.
 """
 from __future__ import annotations
 
-from reasonlake.engine import table_cache
 from reasonlake.engine.home import Home
+from reasonlake.engine.table_cache import latest_commit
+
+# (session, table path, declaration fingerprint) -> (commit, facts). Each entry can hold
+# up to LOCAL_ROWS facts: a process keeps the few views it slides, the oldest go first.
+_KEPT: dict[tuple, tuple] = {}
+_LIMIT = 8
 
 
-def _name(fingerprint: str) -> tuple:
-    return ("facts", fingerprint)  # another declaration compiles other rules: other facts
+def _key(home: Home, view: str, fingerprint: str) -> tuple:
+    return (id(home.spark), home.mat_path(view), fingerprint)
 
 
 def take(home: Home, view: str, fingerprint: str) -> dict | None:
     """The facts of the table as it is now, (s, p, o) -> (origin, rule), if this process
     holds them; the caller owns (and changes) them until it calls ``keep``."""
-    path = home.mat_path(view)
-    kept = table_cache.kept(home.spark, path, _name(fingerprint))
+    kept = _KEPT.pop(_key(home, view, fingerprint), None)
     if kept is None:
         return None
-    table_cache.forget(home.spark, path, _name(fingerprint))
     commit, facts = kept
-    return facts if table_cache.latest_commit(home.spark, path) == commit else None
+    return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
 
 
 def keep(home: Home, view: str, fingerprint: str, facts: dict) -> None:
     """Remember ``facts`` as the table's content at its latest commit (just written by us)."""
-    path = home.mat_path(view)
-    table_cache.remember(home.spark, path, _name(fingerprint), table_cache.latest_commit(home.spark, path), facts)
+    commit = latest_commit(home.spark, home.mat_path(view))
+    key = _key(home, view, fingerprint)
+    _KEPT.pop(key, None)
+    if commit is None:  # the session cannot tell commits apart: nothing can be trusted later
+        return
+    if len(_KEPT) >= _LIMIT:
+        _KEPT.pop(next(iter(_KEPT)))
+    _KEPT[key] = (commit, facts)
 
 
 def expire(facts: dict, opens: int) -> int:

@@ -179,14 +179,13 @@ def process_close(
     result = None
     if facts is not None:
         with step("rounds"):
-            # the admitted rows are the whole seed unless background or repair adds to it
-            plain = admission.rows is not None and seed is items and repaired is None
+            # the admitted rows are the whole seed unless the background joins it (first close)
+            only_admitted = admission.rows is not None and (last is not None or compiled.tables.background is None)
             result = run_resident(home.spark, facts, seed, compiled.tables,
-                                  seed_rows=[r[:5] for r in admission.rows] if plain else None)
+                                  seed_rows=[r[:5] for r in admission.rows] if only_admitted else None)
         if result is None:  # too big for the driver after all: the Spark path, from the table
             if dropping:
-                with step("drop expired"):
-                    mat.drop_expired(home, decl.name, close)
+                mat.drop_expired(home, decl.name, close)
                 dropping = False
             base = read_table()
     if result is None:
@@ -202,15 +201,18 @@ def process_close(
     if recorded:
         with step("record violations"):
             viol.record(home, decl.name, decl.window, found, close)
+    replaced = False
+    if facts is not None:  # expiry and the touched panes in one commit, when they are few
+        with step("publish"):
+            replaced = _replace_panes(home, decl, result, stats, close if dropping else None)
+    if dropping and not replaced:
+        mat.drop_expired(home, decl.name, close)
     with step("publish"):
         if repaired is not None and repaired.deleted is not None:
             mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
-        elif not (facts is not None and _replace_panes(home, decl, result, stats, close if dropping else None)):
-            if dropping:
-                mat.drop_expired(home, decl.name, close)
-            if stats.n:
-                mat.publish(home, decl.name, decl.window, changes,
-                            old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
+        elif stats.n and not replaced:
+            mat.publish(home, decl.name, decl.window, changes,
+                        old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
     _maybe_crash("publish")
     version = mat.version(home, decl.name)
     if result.local is not None and compiled.repair is None:

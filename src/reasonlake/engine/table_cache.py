@@ -3,8 +3,8 @@
 Reading a Delta table through Spark costs a job or two (snapshot, scan) even when the
 table holds three rows, while asking its log for the latest commit costs a directory
 listing. A process that slides close after close reads the same tables again and again
-(the view's declaration, the latest ingest, the view's lineage, the materialization
-itself) while they have not changed: an answer is kept with the commit it was read at and
+(the view's declaration, the latest ingest, the view's lineage) while they have not
+changed: an answer is kept with the commit it was read at and
 reused while the table's latest commit is still that one. Any commit by anyone (another
 job, a restore, a rebuild in another process) changes the latest commit, so a stale
 answer is never served.
@@ -54,10 +54,6 @@ def read(spark, path: str, name: tuple, compute: Callable[[], T]) -> T:
     if commit is not None and latest_commit(spark, path) == commit:  # nobody wrote meanwhile
         remember(spark, path, name, commit, value)
     return value
-
-
-def kept(spark, path: str, name: tuple) -> tuple[Commit, object] | None:
-    return _ANSWERS.get(_key(spark, path, name))
 
 
 def remember(spark, path: str, name: tuple, commit: Commit | None, value) -> None:
