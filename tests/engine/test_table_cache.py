@@ -52,5 +52,34 @@ def test_a_write_from_elsewhere_makes_the_next_close_read_the_table(cli, spark, 
     table = {(r.s, r.p, r.o): (r.origin, r.rule) for r in spark.read.format("delta").load(f"{cli.home}/mat_v").collect()}
     assert kept == table and len(table) == 3 * 4 - 2
 
+
+def test_panes_read_ahead_serve_later_closes_until_an_ingest(cli, spark, tmp_path):
+    from reasonlake.api import Lakehouse
+    from reasonlake.engine import admit
+
+    view = simple_view(tmp_path)
+    cli("view", "create", str(view))
+    cli("ingest", "s", str(jsonl(tmp_path / "e1.jsonl",
+                                 [(ex(f"a{t}"), ex("knows"), ex("b"), t * 1000) for t in (1, 2, 3, 4, 5, 7)])))
+    cli("slide", "v", "--until", "5000")  # closes 4000 (from the table) and 5000 (resident)
+    lake = Lakehouse(str(cli.home), spark=spark)
+    events = lake.home.path("events")
+    before = table_cache.latest_commit(spark, events)
+    ahead = [v for (_, path, name), (_, v) in table_cache._ANSWERS.items()
+             if path == events and name[0] == "panes ahead"]
+    # the resident close read its pane and the panes after it: a7 is there already
+    assert len(ahead) == 1 and ahead[0][1] == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000
+    assert sorted(e[3] for e in ahead[0][2]) == [5000, 7000]
+    # a6 arrives in a pane the kept read-ahead covers: the ingest's commit retires it
+    cli("ingest", "s", str(jsonl(tmp_path / "e2.jsonl", [(ex("a6"), ex("knows"), ex("b"), 6000)])))
+    assert table_cache.latest_commit(spark, events) != before
+    cli("slide", "v", "--until", "7000")
+    exported = cli("export", "v")
+    for name in ("a4", "a5", "a6", "a7"):
+        assert f"{ex(name)} {TYPE} {ex('Agent')}" in exported
+    assert f"{ex('a3')} {TYPE} {ex('Agent')}" not in exported  # expired at 7000 (width 4 s)
+
+
 def _id(lake, name: str) -> int:
     return lake.home.table("terms").where(f"term = '{ex(name)}'").first().id
+

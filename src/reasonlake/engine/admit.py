@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import local_rules
+from reasonlake.engine import local_rules, table_cache
 from reasonlake.engine.home import Home
 from reasonlake.plan.windows import Window
 
@@ -52,13 +52,11 @@ def admit(
     """driver_rows: how many items the close can take in the driver (0: it runs on Spark,
     the items stay there)."""
     opens = window.opens(close)
-    if previous is None:
-        fresh = stream_events(home, stream, upto_seq, opens, close)
-        late_in = late_out = None
-    else:
-        fresh = stream_events(home, stream, upto_seq, max(previous, opens), close)
+    lo = opens if previous is None else max(previous, opens)  # the fresh events: lo < ts <= close
+    fresh = stream_events(home, stream, upto_seq, lo, close)
+    late_in = late_out = None
+    if previous is not None:
         arrived = F.col("ingest_seq") > seen_seq
-        late_in = late_out = None
         if seen_seq < upto_seq:  # only files ingested since the last close can be late
             if previous > opens:
                 late_in = stream_events(home, stream, upto_seq, opens, previous).where(arrived)
@@ -70,13 +68,47 @@ def admit(
     late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
     # A pane small enough for a close in the driver comes there in one job, without the
     # shuffle of a grouping: it is grouped there, and counted, and the rules start from it.
-    raw = local_rules.collect(events, ["s_id", "p_id", "o_id", "ts"], limit=driver_rows) if driver_rows > 0 else None
+    raw = None
+    if driver_rows > 0:
+        raw = (
+            local_rules.collect(events, EVENT_COLUMNS, limit=driver_rows) if late_in is not None
+            else _fresh_rows(home, stream, upto_seq, lo, close, window.slide, driver_rows)
+        )
     if raw is not None:
         rows = _explicit_rows(raw)
         return Admission(items=local_rules.frame(home.spark, rows, ITEM_SCHEMA), late=late,
                          count=len(raw), rows=rows)
     items = explicit_items(events).localCheckpoint()
     return Admission(items=items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
+
+
+EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
+# A close in the driver reads the events of this many panes at once and keeps them for the
+# closes that follow, while the events table is unchanged (an ingest makes the next close
+# read again): a job per 32 closes instead of one per close.
+READ_AHEAD_PANES = 32
+
+
+def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide: int,
+                limit: int) -> list[tuple] | None:
+    """The (s, p, o, ts) events with lo < ts <= hi, in the driver; None past ``limit``.
+
+    Read with the panes ahead of ``hi`` when they fit in ``limit``, and served from them at
+    the next closes: the events table is append-only and the answer is kept with its commit
+    (``table_cache``), so any ingest makes the next close read again."""
+    path = home.path("events")
+    name = ("panes ahead", stream, upto_seq)
+    ahead = table_cache.peek(home.spark, path, name)
+    if ahead is not None and ahead[0] <= lo and hi <= ahead[1]:
+        return [e for e in ahead[2] if lo < e[3] <= hi]
+    commit = table_cache.latest_commit(home.spark, path)
+    until = hi + (READ_AHEAD_PANES - 1) * slide
+    rows = local_rules.collect(stream_events(home, stream, upto_seq, lo, until), EVENT_COLUMNS, limit=limit)
+    if rows is None:  # the panes ahead are too many rows: this pane alone
+        return local_rules.collect(stream_events(home, stream, upto_seq, lo, hi), EVENT_COLUMNS, limit=limit)
+    if commit is not None and table_cache.latest_commit(home.spark, path) == commit:
+        table_cache.remember(home.spark, path, name, commit, (lo, until, rows))
+    return [e for e in rows if e[3] <= hi]
 
 
 def _explicit_rows(events: list[tuple]) -> list[tuple]:

@@ -460,6 +460,7 @@ class Step:
     full: Index  # the materialization and every Δ of the step (the violation search's facts)
     changed: list[tuple]  # CHANGE_SCHEMA rows
     known: dict  # the materialization after the step: (s, p, o) -> (origin, rule)
+    violations_found: int | None = None  # set by step_violations: how many rows it found
 
 
 def known_facts(base) -> dict:
@@ -499,6 +500,7 @@ def step_violations(spark, step: Step, tables: ProgramTables):
     # step.full holds the table before the step and every Δ: a fact renewed twice is there
     # at each origin, and the violation rows keep the latest, as on Spark.
     found = violations(local_program(tables).negative, delta, step.full)
+    step.violations_found = len(found)
     return violation_frame(spark, found, keep_origins=False)
 
 

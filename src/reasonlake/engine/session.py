@@ -40,10 +40,12 @@ def get_spark(master: str | None = None):
         )
     from delta import configure_spark_with_delta_pip
 
-    builder = SparkSession.builder.appName("reasonlake").master(
-        master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
-    )
-    for key, value in _EMBEDDED_CONF.items():
+    from reasonlake.engine.local_fs import spark_conf
+
+    master = master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
+    builder = SparkSession.builder.appName("reasonlake").master(master)
+    conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder())}
+    for key, value in conf.items():
         builder = builder.config(key, value)
     builder = builder.config(
         "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
@@ -61,10 +63,16 @@ def get_spark(master: str | None = None):
     return spark
 
 
+def _cache_folder():
+    from pathlib import Path
+
+    return Path.home() / ".cache" / "reasonlake"
+
+
 def _jvm_log_path() -> str:
-    folder = os.path.join(os.path.expanduser("~"), ".cache", "reasonlake")
-    os.makedirs(folder, exist_ok=True)
-    return os.path.join(folder, f"spark-{os.getpid()}.log")
+    folder = _cache_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"spark-{os.getpid()}.log")
 
 
 class _jvm_output_to:

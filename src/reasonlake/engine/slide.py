@@ -16,7 +16,7 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import dred, local_rules, resident, state
+from reasonlake.engine import collector, dred, local_rules, resident, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
@@ -125,7 +125,8 @@ def slide(home: Home, view: str, until: int) -> list[state.Published]:
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
     for close in pending_closes(home, decl, last, until, upto_seq):
-        last = process_close(home, compiled, close, last, upto_seq, seq)
+        with collector.held_off():
+            last = process_close(home, compiled, close, last, upto_seq, seq)
         done.append(last)
         seq += 1
     return done
@@ -196,8 +197,8 @@ def process_close(
     stats = change_stats(result)
     with step("violations"):
         found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
-        # found in the driver, it is a small checkpointed frame: nothing new, no commit
-        recorded = found is not None and not (result.local is not None and found.isEmpty())
+        # found in the driver, the search counted its rows: none, no commit (and no job to ask)
+        recorded = found is not None and not (result.local is not None and result.local.violations_found == 0)
     if recorded:
         with step("record violations"):
             viol.record(home, decl.name, decl.window, found, close)
@@ -343,7 +344,8 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Publish
         close = history[-1].close if history else decl.window.close_at_or_before(now)
     else:
         close = decl.window.close_at_or_before(at)
-    record = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq)
+    with collector.held_off():
+        record = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq)
     state.append(home, view, record)
     return record
 

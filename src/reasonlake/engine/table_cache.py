@@ -56,6 +56,13 @@ def read(spark, path: str, name: tuple, compute: Callable[[], T]) -> T:
     return value
 
 
+def peek(spark, path: str, name: tuple):
+    """The answer kept for ``name`` if the table is still at the commit it was read at, else None."""
+    commit = latest_commit(spark, path)
+    kept = _ANSWERS.get(_key(spark, path, name))
+    return kept[1] if commit is not None and kept is not None and kept[0] == commit else None
+
+
 def remember(spark, path: str, name: tuple, commit: Commit | None, value) -> None:
     key = _key(spark, path, name)
     if commit is None:
