@@ -68,8 +68,8 @@ def test_panes_read_ahead_serve_later_closes_until_an_ingest(cli, spark, tmp_pat
     ahead = [v for (_, path, name), (_, v) in table_cache._ANSWERS.items()
              if path == events and name[0] == "panes ahead"]
     # the resident close read its pane and the panes after it: a7 is there already
-    assert len(ahead) == 1 and ahead[0][1] == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000
-    assert sorted(e[3] for e in ahead[0][2]) == [5000, 7000]
+    assert len(ahead) == 1 and ahead[0][2] == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000
+    assert sorted(e[3] for e in ahead[0][3]) == [5000, 7000]
     # a6 arrives in a pane the kept read-ahead covers: the ingest's commit retires it
     cli("ingest", "s", str(jsonl(tmp_path / "e2.jsonl", [(ex("a6"), ex("knows"), ex("b"), 6000)])))
     assert table_cache.latest_commit(spark, events) != before

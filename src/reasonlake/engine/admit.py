@@ -97,17 +97,19 @@ def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide:
     the next closes: the events table is append-only and the answer is kept with its commit
     (``table_cache``), so any ingest makes the next close read again."""
     path = home.path("events")
-    name = ("panes ahead", stream, upto_seq)
+    # one entry per stream: the read-ahead of an earlier ingest does not linger in memory
+    name = ("panes ahead", stream)
     ahead = table_cache.peek(home.spark, path, name)
-    if ahead is not None and ahead[0] <= lo and hi <= ahead[1]:
-        return [e for e in ahead[2] if lo < e[3] <= hi]
+    if ahead is not None and ahead[0] == upto_seq and ahead[1] <= lo and hi <= ahead[2]:
+        return [e for e in ahead[3] if lo < e[3] <= hi]
     commit = table_cache.latest_commit(home.spark, path)
     until = hi + (READ_AHEAD_PANES - 1) * slide
     rows = local_rules.collect(stream_events(home, stream, upto_seq, lo, until), EVENT_COLUMNS, limit=limit)
     if rows is None:  # the panes ahead are too many rows: this pane alone
+        table_cache.forget(home.spark, path, name)
         return local_rules.collect(stream_events(home, stream, upto_seq, lo, hi), EVENT_COLUMNS, limit=limit)
     if commit is not None and table_cache.latest_commit(home.spark, path) == commit:
-        table_cache.remember(home.spark, path, name, commit, (lo, until, rows))
+        table_cache.remember(home.spark, path, name, commit, (upto_seq, lo, until, rows))
     return [e for e in rows if e[3] <= hi]
 
 
