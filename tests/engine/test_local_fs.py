@@ -87,6 +87,11 @@ def test_a_compilation_failure_keeps_hadoops_classes(tmp_path, monkeypatch):
     monkeypatch.setattr(local_fs, "SOURCES", broken)
     assert local_fs.compiled_jar(tmp_path / "cache") is None
     assert not list((tmp_path / "cache").glob("*.jar"))
+    # remembered: the next session does not compile again
+    (failed,) = (tmp_path / "cache").glob("*.failed")
+    assert "undefined" in failed.read_text()
+    monkeypatch.setattr(local_fs.subprocess, "run", lambda *a, **k: pytest.fail("compiled again"))
+    assert local_fs.compiled_jar(tmp_path / "cache") is None
 
 
 def test_the_collector_is_held_off_for_a_close_and_restored():

@@ -99,14 +99,20 @@ def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide:
     path = home.path("events")
     # one entry per stream: the read-ahead of an earlier ingest does not linger in memory
     name = ("panes ahead", stream)
-    ahead = table_cache.peek(home.spark, path, name)
-    if ahead is not None and ahead[0] == upto_seq and ahead[1] <= lo and hi <= ahead[2]:
-        return [e for e in ahead[3] if lo < e[3] <= hi]
+    kept = table_cache.peek(home.spark, path, name)
+    kept = kept if kept is not None and kept[0] == upto_seq else None  # (seq, lo, until, rows)
+    alone = kept is not None and kept[3] is None
+    if kept is not None and not alone and kept[1] <= lo and hi <= kept[2]:
+        return [e for e in kept[3] if lo < e[3] <= hi]
     commit = table_cache.latest_commit(home.spark, path)
     until = hi + (READ_AHEAD_PANES - 1) * slide
-    rows = local_rules.collect(stream_events(home, stream, upto_seq, lo, until), EVENT_COLUMNS, limit=limit)
-    if rows is None:  # the panes ahead are too many rows: this pane alone
-        table_cache.forget(home.spark, path, name)
+    rows = None if alone else local_rules.collect(
+        stream_events(home, stream, upto_seq, lo, until), EVENT_COLUMNS, limit=limit)
+    if rows is None:
+        # the panes ahead are too many rows: this pane alone, and so at the next closes
+        # (rows None) until an ingest, rather than a read-ahead that overflows every time
+        if commit is not None:
+            table_cache.remember(home.spark, path, name, commit, (upto_seq, lo, until, None))
         return local_rules.collect(stream_events(home, stream, upto_seq, lo, hi), EVENT_COLUMNS, limit=limit)
     if commit is not None and table_cache.latest_commit(home.spark, path) == commit:
         table_cache.remember(home.spark, path, name, commit, (upto_seq, lo, until, rows))

@@ -56,8 +56,11 @@ def compiled_jar(cache: Path) -> Path | None:
         if path.suffix == ".java":
             digest.update(path.read_bytes())
     jar = cache / f"local-fs-{digest.hexdigest()[:16]}.jar"
+    failed = jar.with_suffix(".failed")  # tried once on this machine: not at every session
     if jar.is_file():
         return jar
+    if failed.is_file():
+        return None
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as work:
         classes = Path(work) / "classes"
@@ -67,7 +70,8 @@ def compiled_jar(cache: Path) -> Path | None:
                  *map(str, sources)],
                 check=True, capture_output=True, timeout=300,
             )
-        except (OSError, subprocess.SubprocessError):
+        except (OSError, subprocess.SubprocessError) as exc:
+            failed.write_text(str(getattr(exc, "stderr", b"") or exc))  # delete it to retry
             return None
         built = Path(work) / "classes.jar"
         with zipfile.ZipFile(built, "w") as out:
