@@ -84,7 +84,7 @@ class Index:
             self._pairs = defaultdict(set)
             for f in self.every:
                 self._pairs[f[0]].add((f[1], f[2]))
-        return self._pairs.get(s, ())
+        return self._pairs.get(s, frozenset())
 
     def lookup(self, s, p, o):
         """Facts matching the bound positions (None: free)."""

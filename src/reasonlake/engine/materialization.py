@@ -140,45 +140,39 @@ def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:
     )
 
 
-def publish_repaired(home: Home, view: str, window: Window, changes: DataFrame, deleted: DataFrame) -> None:
-    """A repaired close in one MERGE commit: over-deleted facts leave (or move to the pane
-    their new origin gives), new and renewed facts go in.
+def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame, changes: DataFrame,
+                     deleted: DataFrame) -> None:
+    """A repaired close in one commit: the panes it touches written again.
 
-    deleted: rows of the table (s, p, o, origin) that repair took out; changes: the
-    insertion's effect relative to the table without them (prev_origin null for those)."""
-    from delta.tables import DeltaTable
+    remaining: the table without the over-deleted rows (s, p, o, origin, rule), the base the
+    insertion ran on; deleted: the over-deleted rows; changes: the insertion's effect
+    relative to ``remaining`` (prev_origin null for a restored fact).
 
+    Repair takes facts out of panes all over the window (a loser's consequences carry the
+    loser's time), so a MERGE reads nearly every pane three times (find the touched files,
+    write the changed rows, write the deletion vectors). Each touched pane is written once
+    instead, from ``remaining`` held in memory: 1M-triple window, 1% of it in conflicts,
+    10-11 s as a MERGE, 6 s written again (decision 0007). It also leaves one file and no
+    deletion vector per pane."""
     key = ["s", "p", "o"]
-    gone = deleted.select(*key, expiration_pane(F.col("origin"), window).alias("old_pane"))
-    new = changes.select(
-        *key, "origin", "rule", expiration_pane(F.col("origin"), window).alias("exp_pane"),
-        F.when(F.col("prev_origin").isNotNull(), expiration_pane(F.col("prev_origin"), window)).alias("prev_pane"),
+    pane = expiration_pane(F.col("origin"), window)
+    touched = (
+        deleted.select(pane.alias("pane"))
+        .unionByName(changes.select(pane.alias("pane")))
+        .unionByName(changes.where(F.col("prev_origin").isNotNull())
+                     .select(expiration_pane(F.col("prev_origin"), window).alias("pane")))
+        .distinct()
     )
-    both = gone.join(new, key, "full_outer")
-    stays = F.col("old_pane") == F.col("exp_pane")
-    deletes = both.where(F.col("old_pane").isNotNull() & (F.col("exp_pane").isNull() | ~stays)).select(
-        *key, F.lit(None).cast("long").alias("origin"), F.lit(None).cast("string").alias("rule"),
-        F.lit(None).cast("long").alias("exp_pane"), F.col("old_pane").alias("match_pane"),
-        F.lit("delete").alias("op"),
-    )
-    upserts = both.where(F.col("exp_pane").isNotNull()).select(
-        *key, "origin", "rule", "exp_pane",
-        F.coalesce(F.when(stays, F.col("old_pane")), F.col("prev_pane"), F.col("exp_pane")).alias("match_pane"),
-        F.lit("upsert").alias("op"),
-    )
-    source = deletes.unionByName(upserts).localCheckpoint()
-    panes = sorted(r.match_pane for r in source.select("match_pane").distinct().collect())
+    panes = sorted(r.pane for r in touched.collect())
     if not panes:
         return
+    literal = ", ".join(str(p) for p in panes)
+    kept = remaining.select(*key, "origin", pane.alias("exp_pane"), "rule").where(f"exp_pane IN ({literal})")
+    new = changes.select(*key, "origin", pane.alias("exp_pane"), "rule")
+    content = kept.join(new.select(*key), key, "left_anti").unionByName(new)
     (
-        DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t")
-        .merge(source.alias("u"), "t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane = u.match_pane "
-               f"AND t.exp_pane IN ({', '.join(str(p) for p in panes)})")
-        .whenMatchedDelete(condition="u.op = 'delete'")
-        .whenMatchedUpdate(condition="u.op = 'upsert'",
-                           set={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"})
-        .whenNotMatchedInsert(condition="u.op = 'upsert'", values={
-            "s": "u.s", "p": "u.p", "o": "u.o", "origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule",
-        })
-        .execute()
+        # one file per pane (a shuffle of the touched rows costs less than a file per task and pane)
+        content.repartition("exp_pane")
+        .write.format("delta").mode("overwrite").option("replaceWhere", f"exp_pane IN ({literal})")
+        .save(home.mat_path(view))
     )

@@ -16,7 +16,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.compile.normal_form import NormalForm
-from reasonlake.engine import join_rules, local_rules
+from reasonlake.engine import commit_marks, join_rules, local_rules
 from reasonlake.engine.admit import stream_events
 from reasonlake.engine.fixpoint import BROADCAST_ROWS
 from reasonlake.engine.home import Home
@@ -246,11 +246,7 @@ def write_tombstones(home: Home, view: str, rows: DataFrame, seq: int) -> int:
     """rows: already checkpointed by the caller (it reads them again)."""
     n = rows.count()
     if n:
-        (
-            rows.write.format("delta").mode("append")
-            .option("txnAppId", f"removed-{view}").option("txnVersion", seq)
-            .save(removed_path(home, view))
-        )
+        commit_marks.append(rows, removed_path(home, view), seq, f"removed-{view}")
     return n
 
 
@@ -265,11 +261,8 @@ def log_repairs(home: Home, view: str, decision: Decision, close: int, seq: int,
         for r in decision.removals
     ]
     if rows:
-        (
-            home.spark.createDataFrame(rows, REPAIRS_SCHEMA).write.format("delta").mode("append")
-            .option("txnAppId", f"repairs-{view}").option("txnVersion", seq)
-            .save(repairs_path(home, view))
-        )
+        commit_marks.append(home.spark.createDataFrame(rows, REPAIRS_SCHEMA), repairs_path(home, view), seq,
+                            f"repairs-{view}")
 
 
 def expire(home: Home, view: str, close: int) -> None:

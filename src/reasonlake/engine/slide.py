@@ -210,7 +210,7 @@ def process_close(
         mat.drop_expired(home, decl.name, close)
     with step("publish"):
         if repaired is not None and repaired.deleted is not None:
-            mat.publish_repaired(home, decl.name, decl.window, changes, repaired.deleted)
+            mat.publish_repaired(home, decl.name, decl.window, repaired.base, changes, repaired.deleted)
         elif stats.n and not replaced:
             mat.publish(home, decl.name, decl.window, changes,
                         old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
@@ -267,31 +267,37 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
         if last.events_seq < upto_seq:
             new_items = new_items.unionByName(
                 items.where((F.col("ts") <= last.close) & (F.col("ingest_seq") > last.events_seq)))
-    decision = rep.decide_close(spark, compiled.repair, items.where(~is_new), new_items,
-                                compiled.tables.background)
+    with step("repair: conflicts"):
+        decision = rep.decide_close(spark, compiled.repair, items.where(~is_new), new_items,
+                                    compiled.tables.background)
     if not decision.removals:
         return Repaired(decision)
-    items = items.localCheckpoint()  # read several times below
-    losers = rep.losers_frame(spark, decision)
-    tomb = rep.tombstone_rows(items, losers, decl.window, close).localCheckpoint()
-    rep.write_tombstones(home, decl.name, tomb, seq)
+    with step("repair: tombstones"):
+        items = items.localCheckpoint()  # read several times below
+        losers = rep.losers_frame(spark, decision)
+        tomb = rep.tombstone_rows(items, losers, decl.window, close).localCheckpoint()
+        rep.write_tombstones(home, decl.name, tomb, seq)
     survivors = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_anti")
     seed = survivors.where(is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("origin")).select(
         "s", "p", "o", "origin", F.lit("explicit").alias("rule"))
     # Old items that lost: the facts they gave their origin to leave, then come back from
     # whatever support remains (delete and re-derive).
-    lost_items = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_semi")
-    old_lost = lost_items.where(~is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("lost_ts"))
-    hit = base.join(F.broadcast(old_lost), ["s", "p", "o"]).where(F.col("origin") <= F.col("lost_ts"))
-    seeds = hit.select("s", "p", "o", "origin", "rule").localCheckpoint()
-    if seeds.isEmpty():
-        return Repaired(decision, seed=seed, base=base)
-    deleted, n_deleted = dred.overdelete(spark, base, seeds, compiled.tables)
-    gone = deleted.select("s", "p", "o")
-    if n_deleted <= BROADCAST_ROWS:  # the table is anti-joined in place, never shuffled
-        gone = F.broadcast(gone)
-    remaining = base.join(gone, ["s", "p", "o"], "left_anti").localCheckpoint()
-    restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
+    with step("repair: lost facts"):
+        lost_items = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_semi")
+        old_lost = lost_items.where(~is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("lost_ts"))
+        hit = base.join(F.broadcast(old_lost), ["s", "p", "o"]).where(F.col("origin") <= F.col("lost_ts"))
+        seeds = hit.select("s", "p", "o", "origin", "rule").localCheckpoint()
+        if seeds.isEmpty():
+            return Repaired(decision, seed=seed, base=base)
+    with step("repair: over-delete"):
+        deleted, n_deleted = dred.overdelete(spark, base, seeds, compiled.tables)
+    with step("repair: remaining"):
+        gone = deleted.select("s", "p", "o")
+        if n_deleted <= BROADCAST_ROWS:  # the table is anti-joined in place, never shuffled
+            gone = F.broadcast(gone)
+        remaining = base.join(gone, ["s", "p", "o"], "left_anti").localCheckpoint()
+    with step("repair: re-derive seed"):
+        restore = dred.rederive_seed(spark, remaining, deleted, survivors.where(~is_new), compiled.tables)
     return Repaired(decision, seed=seed, base=remaining, deleted=deleted, restore=restore)
 
 
