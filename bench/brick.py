@@ -129,7 +129,7 @@ class SlideResult:
 
 
 # The steps of a close that are Delta commits (engine/slide.py names them).
-WRITE_STEPS = ("drop expired", "record violations", "publish", "record close")
+WRITE_STEPS = ("drop expired", "record violations", "publish", "file list: wait", "record close")
 
 
 # -- streams -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import collector, dred, local_rules, resident, state
+from reasonlake.engine import collector, dred, file_list, local_rules, resident, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
@@ -140,6 +140,9 @@ def process_close(
     # The table's facts, when this process published the table's latest commit from the
     # driver (repair views read the table: their step changes it in several places).
     facts = resident.take(home, decl.name, decl.fingerprint()) if compiled.repair is None else None
+    mat_path = home.mat_path(decl.name)
+    if facts is None:  # the table is read and changed from the start
+        file_list.settle(home.spark, mat_path)
     dropping = False  # expired partitions still to drop (with the publish, in one commit)
     with step("expire"):
         if facts is not None:
@@ -185,6 +188,7 @@ def process_close(
             result = run_resident(home.spark, facts, seed, compiled.tables,
                                   seed_rows=[r[:5] for r in admission.rows] if only_admitted else None)
         if result is None:  # too big for the driver after all: the Spark path, from the table
+            file_list.settle(home.spark, mat_path)
             if dropping:
                 mat.drop_expired(home, decl.name, close)
                 dropping = False
@@ -203,6 +207,7 @@ def process_close(
         with step("record violations"):
             viol.record(home, decl.name, decl.window, found, close)
     replaced = False
+    file_list.settle(home.spark, mat_path)
     if facts is not None:  # expiry and the touched panes in one commit, when they are few
         with step("publish"):
             replaced = _replace_panes(home, decl, result, stats, close if dropping else None)
@@ -215,6 +220,7 @@ def process_close(
             mat.publish(home, decl.name, decl.window, changes,
                         old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
     _maybe_crash("publish")
+    file_list.rebuild_ahead(home.spark, mat_path)  # for the next close, while this one records itself
     version = mat.version(home, decl.name)
     if result.local is not None and compiled.repair is None:
         resident.keep(home, decl.name, decl.fingerprint(), result.local.known)
@@ -381,7 +387,9 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
         if found is not None:
             viol.replace(home, view, window, found, close)
     with step("publish"):
+        file_list.settle(home.spark, home.mat_path(view))
         mat.overwrite(home, view, window, result.changes)
+    file_list.rebuild_ahead(home.spark, home.mat_path(view))
     if result.local is not None and compiled.repair is None:
         resident.keep(home, view, decl.fingerprint(), result.local.known)
     stats = change_stats(result)
