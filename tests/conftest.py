@@ -73,8 +73,7 @@ _DEADLINE_SKIPPED = pytest.StashKey[list]()
 # tests no prefix names, the collection order is kept (a stable sort), so a module's tests
 # stay together.
 RUN_ORDER = (
-    "tests/engine/test_owl2rl_matches_oracle.py",
-    "tests/engine/test_incremental_matches_oracle.py",
+    "tests/engine/test_views_match_owlrl.py",
     "tests/engine/test_repair_matches_definition7.py",
     "tests/conformance/",
     "tests/test_example_job.py",

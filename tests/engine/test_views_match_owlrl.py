@@ -1,0 +1,122 @@
+"""Property: at every close of generated streams, each view holds exactly owlrl's closure of
+its window, each fact with the origin IMaRS gives it, and (owl2rl) exactly the violations a
+brute-force check of that closure finds; a rebuild at the last close gives the same, and
+an earlier close's Delta version still reads as it did then.
+
+The cases (``packed``) derive, expire, renew and arrive late; the suites fail when they
+stop doing so. Both evaluation paths run in the default suite: the driver on every profile,
+Spark on rdfs-plus and owl2rl (one window shape, fewer cases: a Spark close costs seconds).
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.engine import packed
+from tests.engine.paths import evaluation_path
+
+
+@pytest.fixture(scope="module")
+def lake(spark, tmp_path_factory):
+    """One lakehouse for the module's suites (their views and streams are named apart)."""
+    from reasonlake.api import Lakehouse
+
+    lake = Lakehouse(str(tmp_path_factory.mktemp("packed") / "lake"), spark=spark)
+    lake.init()
+    return lake
+
+
+def run_suite(lake, root, prefix: str, profile: str, shape: tuple[int, int], *,
+              unique_names: bool | None = None, path: str = "driver",
+              count: int = packed.EXAMPLES) -> packed.Coverage:
+    """One view of ``count`` cases with window ``shape`` (ms), checked at every close."""
+    cases = packed.generate(profile, count, shapes=(shape,))
+    leave_out = frozenset({"fp"}) if unique_names else frozenset()  # prp-fp is a violation there
+    extra = f"unique_names: {str(unique_names).lower()}\n" if unique_names is not None else ""
+    coverage = packed.Coverage()
+    with evaluation_path(path):
+        views = packed.start(lake, root, cases, profile, prefix, extra)
+        view = views[shape]
+        before: dict[int, dict[str, int]] = {}
+        published: dict[int, set[str]] = {}  # close -> the view's lines then
+        late_in = False
+        for close, _ in packed.closes(cases):
+            if close >= packed.ARRIVAL and not late_in:
+                packed.ingest_late(lake, root, views)
+                late_in = True
+            lake.slide(view, until=close)
+            wants = {c.number: packed.expected(c, packed.window(c, close), profile, leave_out) for c in cases}
+            published[close] = _compare(lake, view, close, cases, wants, unique_names)
+            for c in cases:
+                items = packed.window(c, close)
+                coverage.see(items, wants[c.number], before.get(c.number))
+                coverage.late += sum(1 for x in c.late if x in items)
+                if unique_names is not None:
+                    facts = {packed.as_triple(line) for line in wants[c.number]}
+                    coverage.violations += len(packed.brute_force_violations(c, facts, unique_names))
+                before[c.number] = wants[c.number]
+        # Time travel: an earlier close's published version still reads as it did then.
+        versions = {r.close: r.version for r in lake.history(view)}
+        for at in [c for c in published if c in versions][1:3]:
+            assert set(lake.export(view, version=versions[at])) == published[at], f"version of close {at}"
+        lake.rebuild(view, at=close)  # a from-scratch materialization of the last close agrees too
+        _compare(lake, view, close, cases, wants, unique_names, what="rebuild")
+    return coverage
+
+
+def _compare(lake, view, close, cases, wants, unique_names, what="close"):
+    got = packed.view_rows(lake, view, close)
+    stray = got.keys() - {c.number for c in cases}
+    assert not stray, f"{view} {what} {close}: facts of no case of this view: {[got[k] for k in stray]}"
+    found = packed.violation_sets(lake, view, close) if unique_names is not None else {}
+    problems = []
+    for c in cases:
+        have: Counter = got.get(c.number, Counter())
+        twice = sorted(k for k, n in have.items() if n > 1)
+        origins = {line: origin for line, origin in have}
+        want = wants[c.number]
+        wrong = {line: (origins[line], want[line]) for line in origins.keys() & want.keys()
+                 if origins[line] != want[line]}
+        lines = []
+        if origins.keys() - want.keys():
+            lines.append(f"  extra: {sorted(origins.keys() - want.keys())}")
+        if want.keys() - origins.keys():
+            lines.append(f"  missing: {sorted(want.keys() - origins.keys())}")
+        if wrong:
+            lines.append(f"  origin (got, want): {wrong}")
+        if twice:
+            lines.append(f"  rows held twice: {twice}")
+        if unique_names is not None:
+            facts = {packed.as_triple(line) for line in want}
+            expected_v = packed.brute_force_violations(c, facts, unique_names)
+            have_v = found.get(c.number, set())
+            if have_v != expected_v:
+                lines.append(f"  violations extra: {have_v - expected_v}; missing: {expected_v - have_v}")
+        if lines:
+            problems.append("\n".join([c.describe(), *lines]))
+    assert not problems, f"{view} {what} {close}: {len(problems)} case(s) differ from the oracle\n" + \
+        "\n\n".join(problems[:3])
+    return {line for rows in got.values() for line, _ in rows}
+
+
+# Each suite its own window shape: slides of one and of two seconds, widths of two to four.
+@pytest.mark.parametrize("profile,shape", [("rdfs", (2000, 1000)), ("rdfs-plus", (3000, 1000))])
+def test_driver_views_equal_owlrl_with_origins(lake, tmp_path, profile, shape):
+    run_suite(lake, tmp_path, profile.replace("-", "_"), profile, shape).require()
+
+
+@pytest.mark.parametrize("unique_names,shape", [(True, (4000, 2000)), (False, (3000, 1000))],
+                         ids=["unique-names", "standard-equality"])
+def test_driver_owl2rl_views_equal_owlrl_and_flag_violations(lake, tmp_path, unique_names, shape):
+    run_suite(lake, tmp_path, f"owl2rl_{'una' if unique_names else 'eq'}", "owl2rl", shape,
+              unique_names=unique_names).require(violations=True)
+
+
+def test_spark_path_rdfs_plus_equals_owlrl_with_origins(lake, tmp_path):
+    run_suite(lake, tmp_path, "spark_plus", "rdfs-plus", (4000, 2000), path="spark").require()
+
+
+def test_spark_path_owl2rl_equals_owlrl_and_flags_violations(lake, tmp_path):
+    run_suite(lake, tmp_path, "spark_owl2rl", "owl2rl", (3000, 1000), unique_names=True,
+              path="spark").require(violations=True)
