@@ -29,3 +29,17 @@ def simple_view(tmp: Path, name="v", stream="s", width="4s", slide="1s", profile
         f"name: {name}\nstream: {stream}\nontology: [{name}.ttl]\nprofile: {profile}\n"
         f"window: {{width: {width}, slide: {slide}, start: 0}}\n",
     )
+
+
+def violations(cli, view: str, *args: str) -> set[tuple[str, frozenset[tuple[str, str | None]]]]:
+    """``reasonlake violations VIEW ARGS --format json`` as the exact set of its violations:
+    (rule, the triples with their origins); a violation listed twice fails."""
+    rows = [json.loads(line) for line in cli("violations", view, *args, "--format", "json").splitlines()]
+    found = {(r["rule"], frozenset((t["triple"], t["origin"]) for t in r["triples"])) for r in rows}
+    assert len(found) == len(rows), f"a violation listed twice: {rows}"
+    return found
+
+
+def violations_status(cli, view: str, *args: str) -> str:
+    """The first line of the text report: ``view V at CLOSE: consistent`` or ``...: inconsistent: N violation(s)``."""
+    return cli("violations", view, *args).splitlines()[0]

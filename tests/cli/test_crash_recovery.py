@@ -6,33 +6,78 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 
 import pytest
 
+from reasonlake.engine import faults
 from tests.cli.helpers import ex, jsonl, simple_view
 
 pytestmark = pytest.mark.slow
 
+# How long a subprocess may take to start its JVM and reach a fault point.
+REACH_TIMEOUT = 300
 
-def _subprocess_cli(home, *args, env_extra=None, kill_after=None):
+
+def _env(env_extra=None):
     env = dict(os.environ, **(env_extra or {}))
     env.setdefault("REASONLAKE_DRIVER_MEMORY", "1g")
-    cmd = [sys.executable, "-m", "reasonlake.cli", "--home", str(home), *args]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    if kill_after is None:
-        out, err = proc.communicate(timeout=600)
-        return proc.returncode, out.decode(), err.decode()
-    deadline = time.monotonic() + kill_after
-    while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGKILL)  # the driver and its JVM, no clean-up
-    proc.wait()
-    return proc.returncode, "", ""
+    return env
+
+
+def _cmd(home, *args):
+    return [sys.executable, "-m", "reasonlake.cli", "--home", str(home), *args]
+
+
+def _subprocess_cli(home, *args, env_extra=None):
+    proc = subprocess.Popen(_cmd(home, *args), env=_env(env_extra), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    out, err = proc.communicate(timeout=600)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def _killed_at(home, tmp_path, point, *args):
+    """Run ``reasonlake ARGS`` in its own process group until the slide reports reaching the
+    fault point ``point``, then SIGKILL the group (the driver and its JVM)."""
+    mark = tmp_path / f"fault-{point.replace(' ', '-')}-{time.monotonic_ns()}.mark"
+    log = tmp_path / f"{mark.stem}.log"
+    env = {faults.POINT_ENV: point, faults.MARK_ENV: str(mark)}
+    with open(log, "wb") as output:  # a file, not a pipe: a full pipe would block the process
+        proc = subprocess.Popen(_cmd(home, *args), env=_env(env), stdout=output, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        deadline = time.monotonic() + REACH_TIMEOUT
+        while not (mark.exists() and faults.mark_line(point) in mark.read_text()):
+            if proc.poll() is not None:
+                pytest.fail(f"`{' '.join(args)}` exited with code {proc.returncode} before reaching fault "
+                            f"point {point!r}; output:\n{log.read_text()[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"`{' '.join(args)}` did not reach fault point {point!r} within "
+                            f"{REACH_TIMEOUT} s; output:\n{log.read_text()[-3000:]}")
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the driver and its JVM, no clean-up
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, f"not killed (exit {proc.returncode}):\n{log.read_text()[-3000:]}"
 
 
 def _content(cli, view, close):
-    return cli("export", view, "--close", str(close))
+    return Counter(cli("export", view, "--close", str(close)).splitlines())
+
+
+def _home(cli):
+    from reasonlake.engine.home import Home
+
+    return Home(spark=cli_spark(), root=str(cli.home))
+
+
+def _same_rows(a, b):
+    """Equal as multisets: both directions of exceptAll."""
+    assert a.columns == b.columns
+    extra, missing = a.exceptAll(b), b.exceptAll(a)
+    assert extra.isEmpty() and missing.isEmpty(), (
+        f"only in the first: {extra.collect()}\nonly in the second: {missing.collect()}")
 
 
 @pytest.mark.parametrize("step", ["expire", "reason", "publish"])
@@ -49,19 +94,16 @@ def test_crash_after_step_then_rerun(cli, tmp_path, step):
     cli("slide", "crashy", "--until", "4000")
     cli("slide", "steady", "--until", "6000")
     code, _, _ = _subprocess_cli(cli.home, "slide", "crashy", "--until", "6000",
-                                 env_extra={"REASONLAKE_CRASH_AFTER": step})
-    assert code == 70, "the crash hook did not fire"
+                                 env_extra={faults.CRASH_AFTER_ENV: step})
+    assert code == faults.CRASH_CODE, "the crash hook did not fire"
     code, out, err = _subprocess_cli(cli.home, "slide", "crashy", "--until", "6000")
     assert code == 0, err
     for close in (5000, 6000):
         assert _content(cli, "crashy", close) == _content(cli, "steady", close)
     from reasonlake.engine import read
-    from reasonlake.engine.home import Home
 
-    home = Home(spark=cli_spark(), root=str(cli.home))
-    a = read.facts(home, "crashy", close=6000)
-    b = read.facts(home, "steady", close=6000)
-    assert a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()
+    home = _home(cli)
+    _same_rows(read.facts(home, "crashy", close=6000), read.facts(home, "steady", close=6000))
 
 
 def cli_spark():
@@ -70,7 +112,12 @@ def cli_spark():
     return SparkSession.getActiveSession()
 
 
-def test_killed_at_random_moments_then_rerun(cli, tmp_path):
+def test_killed_at_fault_points_then_rerun(cli, tmp_path):
+    """SIGKILLed (driver and JVM) right after the expiry, the reasoning and the publish of one
+    close, each attempt starting from what the one before left; then re-run to the end."""
+    from reasonlake.engine import materialization as mat
+    from reasonlake.engine import read, state
+
     simple_view(tmp_path, name="killed")
     simple_view(tmp_path, name="whole")
     for name in ("killed", "whole"):
@@ -78,17 +125,31 @@ def test_killed_at_random_moments_then_rerun(cli, tmp_path):
     events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 500) for t in range(1, 16)]
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
     cli("slide", "whole", "--until", "8000")
-    for seconds in (25, 35, 45):  # the JVM starts in ~10-20 s; then the slide is under way
-        _subprocess_cli(cli.home, "slide", "killed", "--until", "8000", kill_after=seconds)
+    cli("slide", "killed", "--until", "4000")
+    home = _home(cli)
+    recorded = state.lineage(home, "killed")[-1]
+    assert recorded.close == 4000
+    for point in ("expire", "reason", "publish"):
+        _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000")
+        # the kill landed inside close 5000: nothing recorded for it, while the table holds
+        # a commit (expiry, then the publish) that no recorded close names
+        assert state.lineage(home, "killed")[-1] == recorded, f"killed at {point}: a close was recorded"
+        assert mat.version(home, "killed") > recorded.version, f"killed at {point}: nothing written yet"
     code, _, err = _subprocess_cli(cli.home, "slide", "killed", "--until", "8000")
     assert code == 0, err
-    assert _content(cli, "killed", 8000) == _content(cli, "whole", 8000)
+    closes = [r.close for r in state.lineage(home, "killed")]
+    assert closes == [r.close for r in state.lineage(home, "whole")] and closes[-1] == 8000
+    for close in (5000, 6000, 7000, 8000):
+        assert _content(cli, "killed", close) == _content(cli, "whole", close), f"close {close}"
+    _same_rows(read.facts(home, "killed", close=8000), read.facts(home, "whole", close=8000))
 
 
 def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
-    """A newest-wins close that removes an old item (delete and re-derive) killed after the
-    tombstones are written, re-run and killed after the MERGE, re-run to the end: the same
-    table, tombstones and repair log as an uninterrupted view."""
+    """A newest-wins close that removes an old item (delete and re-derive) SIGKILLed after
+    its tombstones are written, re-run and killed after its repair log is written (the table
+    published, the close not recorded yet), re-run to the end: the same table, tombstones
+    and repair log as an uninterrupted view."""
+    from reasonlake.engine import read, repair, state
     from tests.conftest import write
 
     tbox = (
@@ -106,21 +167,27 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
     cli("slide", "crashy", "--until", "3000")
     cli("slide", "steady", "--until", "4000")
-    for step in ("reason", "publish"):
-        code, _, _ = _subprocess_cli(cli.home, "slide", "crashy", "--until", "4000",
-                                     env_extra={"REASONLAKE_CRASH_AFTER": step})
-        assert code == 70, "the crash hook did not fire"
+    home = _home(cli)
+
+    def tombstones(view):
+        return home.spark.read.format("delta").load(repair.removed_path(home, view))
+
+    def log(view):  # the version of the table a close published may differ after a crash
+        return home.spark.read.format("delta").load(repair.repairs_path(home, view)).drop("version")
+
+    recorded = state.lineage(home, "crashy")[-1]
+    assert recorded.close == 3000
+    for point, written in (("tombstones", tombstones), ("repair log", log)):
+        _killed_at(cli.home, tmp_path, point, "slide", "crashy", "--until", "4000")
+        assert state.lineage(home, "crashy")[-1] == recorded, f"killed at {point}: a close was recorded"
+        assert written("crashy").count() == 1, f"killed at {point}: its write is not there"
     code, out, err = _subprocess_cli(cli.home, "slide", "crashy", "--until", "4000")
     assert code == 0, err
+    assert [r.close for r in state.lineage(home, "crashy")] == [3000, 4000]
     assert _content(cli, "crashy", 4000) == _content(cli, "steady", 4000)
     assert f"{ex('r')} {ex('status')} {ex('low')} ." not in _content(cli, "crashy", 4000)
-    from reasonlake.engine import read, repair
-    from reasonlake.engine.home import Home
-
-    home = Home(spark=cli_spark(), root=str(cli.home))
-    a, b = read.facts(home, "crashy", close=4000), read.facts(home, "steady", close=4000)
-    assert a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()
-    ta, tb = repair.tombstones(home, "crashy"), repair.tombstones(home, "steady")
-    assert ta.count() == 1 and ta.exceptAll(tb).isEmpty() and tb.exceptAll(ta).isEmpty()
-    log = home.spark.read.format("delta").load(repair.repairs_path(home, "crashy"))
-    assert log.count() == 1  # logged once, not once per attempt
+    _same_rows(read.facts(home, "crashy", close=4000), read.facts(home, "steady", close=4000))
+    assert tombstones("crashy").count() == 1
+    _same_rows(tombstones("crashy"), tombstones("steady"))
+    assert log("crashy").count() == 1  # logged once, not once per attempt
+    _same_rows(log("crashy"), log("steady"))

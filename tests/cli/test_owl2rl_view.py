@@ -2,7 +2,7 @@
 violations recorded and listed, background facts that never expire, the coverage report."""
 from __future__ import annotations
 
-from tests.cli.helpers import EX, TYPE, ex, jsonl
+from tests.cli.helpers import EX, TYPE, ex, jsonl, violations, violations_status
 from tests.conftest import write
 
 ONTOLOGY = f"""
@@ -59,14 +59,19 @@ def test_owl2rl_view_derives_flags_and_keeps_background(cli, tmp_path):
     assert f"{ex('reactor')} {ex('partOfSite')} {ex('plant')} ." in at60  # prp-spo2 via background
     assert f"{ex('hall')} {ex('siteOf')} {ex('plant')} ." in at60  # background is exported
     assert not any("urn:reasonlake:anon" in line for line in at60)
-    report = cli("violations", "r")
-    assert "inconsistent: 1 violation" in report and "prp-fp" in report and ex("high") in report
+    status = f"{ex('reactor')} {ex('temperatureStatus')} "
+    assert violations(cli, "r") == {("prp-fp", frozenset({
+        (f"{status}{ex('low')} .", "1970-01-01T00:00:30.000Z"),
+        (f"{status}{ex('high')} .", "1970-01-01T00:01:00.000Z"),
+    }))}
+    assert violations_status(cli, "r") == "view r at 1970-01-01T00:01:00.000Z: inconsistent: 1 violation(s)"
     cli("slide", "r", "--until", "1970-01-01T00:02:00Z")
     at120 = set(cli("export", "r").splitlines())
     # the window (60 s, 120 s] holds the Sensor typing only; the background stays
     assert f"{ex('hall')} {ex('siteOf')} {ex('plant')} ." in at120
     assert f"{ex('reactor')} {TYPE} {ex('LowReactor')} ." not in at120
-    assert "consistent" in cli("violations", "r")
+    assert violations(cli, "r") == set()
+    assert violations_status(cli, "r") == "view r at 1970-01-01T00:02:00.000Z: consistent"
     history = cli("history", "r")
     assert "violations" in history.splitlines()[0]
 
@@ -77,7 +82,36 @@ def test_owl2rl_disjointness_violation_lists_triples_and_origins(cli, tmp_path):
     events = [(ex("x"), TYPE, ex("Reactor"), 10_000), (ex("x"), TYPE, ex("Sensor"), 20_000)]
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
     cli("slide", "r", "--until", "1970-01-01T00:01:00Z")
-    report = cli("violations", "r")
-    assert "cax-dw" in report and "1970-01-01T00:00:10" in report and "1970-01-01T00:00:20" in report
+    assert violations(cli, "r") == {("cax-dw", frozenset({
+        (f"{ex('x')} {TYPE} {ex('Reactor')} .", "1970-01-01T00:00:10.000Z"),
+        (f"{ex('x')} {TYPE} {ex('Sensor')} .", "1970-01-01T00:00:20.000Z"),
+    }))}
+    report = cli("violations", "r").splitlines()
+    assert report[0] == "view r at 1970-01-01T00:01:00.000Z: inconsistent: 1 violation(s)"
+    assert report[1].startswith("cax-dw  since 1970-01-01T00:01:00.000Z")
     rows = cli("sql", "SELECT rule FROM r_violations", "--format", "csv").splitlines()
     assert rows == ["rule", "cax-dw"]
+
+
+def test_violation_leaves_with_its_oldest_triple_and_stays_at_its_close(cli, tmp_path):
+    """A cax-dw violation found at one close is retired at the close where its older typing
+    leaves the window (the newer one still in it), and time travel to the first close still
+    lists it."""
+    cli("view", "create", str(_view(tmp_path)))
+    events = [(ex("x"), TYPE, ex("Reactor"), 10_000), (ex("x"), TYPE, ex("Sensor"), 50_000)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    reactor = (f"{ex('x')} {TYPE} {ex('Reactor')} .", "1970-01-01T00:00:10.000Z")
+    sensor = (f"{ex('x')} {TYPE} {ex('Sensor')} .", "1970-01-01T00:00:50.000Z")
+    found = {("cax-dw", frozenset({reactor, sensor}))}
+    cli("slide", "r", "--until", "1970-01-01T00:01:00Z")
+    assert violations(cli, "r") == found
+    assert violations_status(cli, "r") == "view r at 1970-01-01T00:01:00.000Z: inconsistent: 1 violation(s)"
+    cli("slide", "r", "--until", "1970-01-01T00:01:30Z")  # the window (30 s, 90 s]: the Reactor typing left
+    assert f"{ex('x')} {TYPE} {ex('Sensor')} ." in set(cli("export", "r").splitlines())
+    assert violations(cli, "r") == set()
+    assert violations_status(cli, "r") == "view r at 1970-01-01T00:01:30.000Z: consistent"
+    at60 = ("--close", "1970-01-01T00:01:00Z")
+    assert violations(cli, "r", *at60) == found
+    assert violations_status(cli, "r", *at60) == "view r at 1970-01-01T00:01:00.000Z: inconsistent: 1 violation(s)"
+    history = [line.split() for line in cli("history", "r").splitlines()[1:]]
+    assert [(h[0], h[-2]) for h in history] == [("1970-01-01T00:01:00.000Z", "1"), ("1970-01-01T00:01:30.000Z", "0")]

@@ -16,7 +16,7 @@ from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import collector, dred, file_list, local_rules, resident, state
+from reasonlake.engine import collector, dred, faults, file_list, local_rules, resident, state
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
@@ -26,9 +26,6 @@ from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
 from reasonlake.engine.timing import step
 from reasonlake.errors import UserError
-
-# Test hook: raise after the named step of the slide (used to prove crash safety).
-CRASH_AFTER_ENV = "REASONLAKE_CRASH_AFTER"
 
 
 @dataclass
@@ -75,13 +72,6 @@ def _seed(compiled: Compiled, items, first: bool):
     if first and background is not None:
         return items.unionByName(background)
     return items
-
-
-def _maybe_crash(step: str) -> None:
-    import os
-
-    if os.environ.get(CRASH_AFTER_ENV) == step:
-        os._exit(70)  # a hard stop, as a killed process: no cleanup, no Python finalizers
 
 
 def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, until: int, upto_seq: int):
@@ -152,7 +142,7 @@ def process_close(
             expired = mat.expire(home, decl.name, close)
         if compiled.repair is not None:
             rep.expire(home, decl.name, close)
-    _maybe_crash("expire")
+    faults.reached("expire")
     with step("admit"):
         admission = admit(
             home, decl.stream, decl.window, close,
@@ -197,7 +187,7 @@ def process_close(
         with step("rounds"):
             result = run_fixpoint(home.spark, base, seed, compiled.tables)
     changes = result.changes
-    _maybe_crash("reason")
+    faults.reached("reason")
     stats = change_stats(result)
     with step("violations"):
         found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
@@ -219,7 +209,7 @@ def process_close(
         elif stats.n and not replaced:
             mat.publish(home, decl.name, decl.window, changes,
                         old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
-    _maybe_crash("publish")
+    faults.reached("publish")
     file_list.rebuild_ahead(home.spark, mat_path)  # for the next close, while this one records itself
     version = mat.version(home, decl.name)
     if result.local is not None and compiled.repair is None:
@@ -227,6 +217,7 @@ def process_close(
     if repaired is not None:
         with step("repair log"):
             rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
+        faults.reached("repair log")
     record = state.Published(
         seq=seq, close=close, version=version, mode="slide",
         events_seq=upto_seq, admitted=admission.count, expired=expired,
@@ -283,6 +274,7 @@ def repair_step(home: Home, compiled: Compiled, close: int, last, upto_seq: int,
         losers = rep.losers_frame(spark, decision)
         tomb = rep.tombstone_rows(items, losers, decl.window, close).localCheckpoint()
         rep.write_tombstones(home, decl.name, tomb, seq)
+    faults.reached("tombstones")
     survivors = items.join(tomb.select("s", "p", "o", "ts"), ["s", "p", "o", "ts"], "left_anti")
     seed = survivors.where(is_new).groupBy("s", "p", "o").agg(F.max("ts").alias("origin")).select(
         "s", "p", "o", "origin", F.lit("explicit").alias("rule"))
