@@ -256,6 +256,20 @@ def view_rows(lake, view: str, close: int) -> dict[int, Counter]:
     return out
 
 
+def expired_rows(lake, view: str, published) -> int:
+    """Rows of the materialization, as Delta holds it at the version a close published,
+    that left the window by then. Readers of reasonlake filter by origin, so only the table
+    itself shows an expiry that did not happen, and other engines read the table."""
+    from pyspark.sql import functions as F
+
+    if not published:
+        return 0
+    record = published[-1]
+    home = lake.home
+    table = home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
+    return table.where(F.col("origin") <= home.view(view).window.opens(record.close)).count()
+
+
 def violation_sets(lake, view: str, close: int) -> dict[int, set]:
     """case number -> {(rule, frozenset of triples)} of the violations live at a close."""
     rows, _ = lake.violations(view, close=close)

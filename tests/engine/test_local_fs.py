@@ -70,6 +70,7 @@ def test_a_delta_table_round_trips_through_it(spark, tmp_path):
 
 def test_hadoops_own_classes_without_javac_on_a_cluster_or_when_asked(tmp_path, monkeypatch):
     assert local_fs.spark_conf("spark://cluster:7077", tmp_path) == {}
+    assert local_fs.spark_conf("local-cluster[2,1,1024]", tmp_path) == {}  # executors in JVMs of their own
     monkeypatch.setenv("REASONLAKE_LOCAL_FS", "hadoop")
     assert local_fs.spark_conf("local[2]", tmp_path) == {}
     monkeypatch.delenv("REASONLAKE_LOCAL_FS")

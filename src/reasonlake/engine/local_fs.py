@@ -30,8 +30,13 @@ ABSTRACT_FILE_SYSTEM = "io.reasonlake.fs.InProcessLocalFs"
 
 
 def spark_conf(master: str, cache: Path) -> dict[str, str]:
-    """Session settings that swap in the in-process local file system, or {} to keep Hadoop's."""
-    if not master.startswith("local") or os.environ.get("REASONLAKE_LOCAL_FS") == "hadoop":
+    """Session settings that swap in the in-process local file system, or {} to keep Hadoop's.
+
+    Only for a master whose executors run in the driver's JVM (``local``, ``local[N]``):
+    ``local-cluster[...]`` and real clusters start executors in JVMs of their own, which
+    would not find the classes."""
+    in_process = master == "local" or master.startswith("local[")
+    if not in_process or os.environ.get("REASONLAKE_LOCAL_FS") == "hadoop":
         return {}
     jar = compiled_jar(cache)
     if jar is None:
