@@ -76,3 +76,33 @@ def test_irreflexive_transitive_property_is_recursive():
     with pytest.raises(RecursiveNegativeInclusion) as raised:
         _form(":p a owl:TransitiveProperty, owl:IrreflexiveProperty .")
     assert raised.value.recursions[0].negative.rule == "prp-irp"
+
+
+def test_a_premise_the_unification_duplicates_is_unfolded_as_one():
+    # B ≡ A ⊓ A is A, and B is disjoint with A: one q edge types its object A, inconsistent
+    # alone. Unfolding one of the two copies of `?y a :A` left the other, which the pattern
+    # it came from maps into, so the q pattern was pruned and never reached.
+    form = _form(":A owl:disjointWith :B . :B owl:equivalentClass [ owl:intersectionOf ( :A :A ) ] . "
+                 ":q rdfs:range :A .")
+    assert _patterns(form, "cax-dw") == {frozenset({("?v0", "a", ":A")}), frozenset({("?v0", "a", ":B")}),
+                                         frozenset({("?v0", ":q", "?v1")})}
+
+
+def test_a_fresh_variable_beside_its_twin_is_one_atom():
+    # p's subject is A and B: one p (or q ⊑ p) edge is the conflict, not two of them.
+    form = _form(":A owl:disjointWith :B . :p rdfs:domain :A . :p rdfs:domain :B . :q rdfs:subPropertyOf :p .")
+    assert _patterns(form, "cax-dw") == {frozenset({("?v0", "a", ":A"), ("?v0", "a", ":B")}),
+                                         frozenset({("?v0", ":p", "?v1")}), frozenset({("?v0", ":q", "?v1")})}
+
+
+def test_an_individual_typed_through_has_value_and_range_is_not_recursion():
+    # x a C1 gives x p1 i0 (cls-hv1), so i0 a C0 (range), and C0 ⊑ C2 ⊑ C0 is disjoint with
+    # itself: every p1 edge and every C0, C1, C2 typing is a conflict on its own.
+    form = _form(":C2 owl:disjointWith :C0 . :p1 rdfs:domain :C1 . :C0 rdfs:subClassOf :C1 . "
+                 ":C1 owl:equivalentClass [ a owl:Restriction ; owl:onProperty :p1 ; owl:hasValue :i0 ] . "
+                 ":C2 owl:equivalentClass [ owl:intersectionOf ( :C0 :C0 ) ] . :p1 rdfs:range :C0 .")
+    assert not form.recursive
+    got = _patterns(form, "cax-dw")
+    assert all(len(p) == 1 for p in got)
+    for atom in [("?v0", ":p1", "?v1"), ("?v0", "a", ":C0"), ("?v0", "a", ":C1"), ("?v0", "a", ":C2")]:
+        assert frozenset({atom}) in got

@@ -81,7 +81,8 @@ def positive_rules(program: Program) -> list[PositiveRule]:
         rule = "eq-trans" if p == SAME_AS else "prp-trp"
         out.append(PositiveRule(rule, (("?x", p, "?y"), ("?y", p, "?z")), ("?x", p, "?z")))
     for j in program.positive():
-        out.append(PositiveRule(j.rule, j.body, j.head))
+        # a premise listed twice (cls-int1 for C ≡ A ⊓ A) is one: not a multi-premise rule
+        out.append(PositiveRule(j.rule, tuple(dict.fromkeys(j.body)), j.head))
     return out
 
 
@@ -167,7 +168,7 @@ def _unfold(negative: JoinRule, index: _Index, depth: int) -> tuple[list[JoinRul
     """Backward chaining from the negative rule's body, breadth first. A rule coming back on
     an atom's own path is recursion: allowed ``depth`` times, reported (with the cycle)."""
     ids, names = index.ids, index.names
-    start = _Query(tuple(_Atom(a) for a in negative.body), negative.distinct)
+    start = _Query(*_core(tuple(_Atom(a) for a in negative.body), negative.distinct))
     seen = {start.key(): 0}
     todo, cycle, fresh = [start], (), 0
     while todo:
@@ -189,7 +190,11 @@ def _unfold(negative: JoinRule, index: _Index, depth: int) -> tuple[list[JoinRul
                 born = tuple(_Atom(_apply(a, theta), lineage, repeats) for a in renamed.body)
                 kept = tuple(_Atom(_apply(a.atom, theta), a.lineage, a.repeats)
                              for j, a in enumerate(query.atoms) if j != i)
-                new = _Query(kept + born, distinct, query)
+                # A conjunction: atoms made equal (or foldable onto others) by the
+                # unification are one atom, else unfolding one copy leaves the other and
+                # the ancestor check below prunes every unfolding of it.
+                atoms, distinct = _core(kept + born, distinct)
+                new = _Query(atoms, distinct, query)
                 body = tuple(a.atom for a in new.atoms)
                 # Subsumed by a pattern it came from (A ⊓ B ⊑ A through cls-int1/2): its
                 # matches are never minimal, and its unfoldings are the ancestor's.
@@ -292,19 +297,57 @@ def _minimal(patterns: list[tuple]) -> list[tuple]:
     return [by_size[i] for i in kept]
 
 
+def _core(atoms: tuple[_Atom, ...], distinct: tuple) -> tuple[tuple[_Atom, ...], tuple]:
+    """The query's core: duplicate atoms merged (keeping the path with the fewest
+    recursive unfoldings), then atoms dropped while the query maps into the rest (a fresh
+    ``?x :p ?y2`` beside ``?x :p ?y`` is the same condition). Equivalent patterns, but
+    unfolding one copy of an atom no longer leaves a copy the query itself maps into."""
+    merged: dict[Atom, _Atom] = {}
+    for a in atoms:
+        had = merged.get(a.atom)
+        if had is None or (a.repeats, len(a.lineage)) < (had.repeats, len(had.lineage)):
+            merged[a.atom] = a
+    atoms = tuple(merged.values())
+    folded = True
+    while folded and len(atoms) > 1:
+        folded = False
+        for k, a in enumerate(atoms):
+            rest = tuple(b.atom for j, b in enumerate(atoms) if j != k)
+            # cheap test first: the atom must map onto one of the others
+            if not any(_maps_into(((a.atom,), ()), ((b,), ())) for b in rest):
+                continue
+            theta = _homomorphism((tuple(b.atom for b in atoms), distinct), (rest, distinct))
+            if theta is None:
+                continue
+            image = {tuple(theta.get(t, t) for t in b.atom) for b in atoms}
+            atoms = tuple(b for b in atoms if b.atom in image)
+            distinct = tuple(dict.fromkeys(
+                (theta.get(x, x), theta.get(y, y)) for x, y in distinct
+                if _var(theta.get(x, x)) or _var(theta.get(y, y))))
+            folded = True
+            break
+    return atoms, distinct
+
+
 def _maps_into(small: tuple, big: tuple) -> bool:
     """A homomorphism from small's atoms into big's that keeps its distinct pairs distinct."""
+    return _homomorphism(small, big) is not None
+
+
+def _homomorphism(small: tuple, big: tuple) -> dict | None:
+    """The variable mapping of a homomorphism from small into big (see _maps_into), or None."""
     atoms, distinct = small
     target, target_distinct = big
     pairs = {frozenset(d) for d in target_distinct}
 
-    def extend(i: int, theta: dict) -> bool:
+    def extend(i: int, theta: dict) -> dict | None:
         if i == len(atoms):
-            return all(
+            ok = all(
                 (not _var(theta.get(a, a)) and not _var(theta.get(b, b)) and theta.get(a, a) != theta.get(b, b))
                 or frozenset((theta.get(a, a), theta.get(b, b))) in pairs
                 for a, b in distinct
             )
+            return theta if ok else None
         for candidate in target:
             t2 = dict(theta)
             ok = True
@@ -316,9 +359,11 @@ def _maps_into(small: tuple, big: tuple) -> bool:
                 elif x != y:
                     ok = False
                     break
-            if ok and extend(i + 1, t2):
-                return True
-        return False
+            if ok:
+                found = extend(i + 1, t2)
+                if found is not None:
+                    return found
+        return None
 
     return extend(0, {})
 
