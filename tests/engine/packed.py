@@ -31,7 +31,8 @@ RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 SAME_AS = f"<{OWL}sameAs>"
-EXAMPLES = int(os.environ.get("REASONLAKE_PROPERTY_EXAMPLES", "25"))
+# At least 10: fewer cases cannot meet the coverage guard.
+EXAMPLES = max(10, int(os.environ.get("REASONLAKE_PROPERTY_EXAMPLES", "25")))
 SEED = int(os.environ.get("REASONLAKE_PROPERTY_SEED", "20261125"))
 _OWNER = re.compile(r"^<http://example\.org/k(\d+)/")
 
