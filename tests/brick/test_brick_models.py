@@ -198,6 +198,7 @@ def test_brick_models_agree_with_reasonable(cli, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.minutes(20)
 def test_all_108_brick_models_agree_with_reasonable(cli, tmp_path):
     brick, paths = _brick_paths()
     _compare(cli, tmp_path, paths, brick, OWLRL_MODELS["all"])
