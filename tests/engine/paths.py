@@ -3,9 +3,6 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-PATHS = ("driver", "spark")
-
-
 @contextmanager
 def evaluation_path(path: str):
     """``spark``: every rule round on Spark (the driver path off); ``driver``: the default
@@ -19,14 +16,3 @@ def evaluation_path(path: str):
         yield
     finally:
         local_rules.LOCAL_ROWS = saved
-
-
-def both_paths(spark_is_slow: bool = False):
-    """The ``path`` parameter values; with spark_is_slow, the Spark variant runs in the slow
-    suite only (the default suite keeps the driver variant, and the per-rule equality test
-    of the two paths)."""
-    import pytest
-
-    if spark_is_slow:
-        return ["driver", pytest.param("spark", marks=pytest.mark.slow)]
-    return list(PATHS)
