@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+
 @contextmanager
 def evaluation_path(path: str):
     """``spark``: every rule round on Spark (the driver path off); ``driver``: the default
