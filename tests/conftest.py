@@ -111,9 +111,14 @@ def pytest_runtest_setup(item):
         return
     marker = item.get_closest_marker("minutes")
     needs = marker.args[0] * 60 if marker else 0
-    if time.time() > float(deadline) or time.time() + needs > float(deadline) + AFTER_DEADLINE:
-        item.config.stash.setdefault(_DEADLINE_SKIPPED, []).append(item.nodeid)
-        pytest.skip(f"CI time budget spent ({DEADLINE_ENV}); run `bash scripts/test.sh -m slow` for this test")
+    if time.time() > float(deadline):
+        why = "CI time budget spent"
+    elif time.time() + needs > float(deadline) + AFTER_DEADLINE:
+        why = f"takes about {marker.args[0]} min, more than CI has left"
+    else:
+        return
+    item.config.stash.setdefault(_DEADLINE_SKIPPED, []).append(item.nodeid)
+    pytest.skip(f"{why} ({DEADLINE_ENV}); run `bash scripts/test.sh -m slow` for this test")
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

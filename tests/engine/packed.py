@@ -30,7 +30,6 @@ from tests.oracle import closure
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
 OWL = "http://www.w3.org/2002/07/owl#"
 TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
-SAME_AS = f"<{OWL}sameAs>"
 # At least 10: fewer cases cannot meet the coverage guard.
 EXAMPLES = max(10, int(os.environ.get("REASONLAKE_PROPERTY_EXAMPLES", "25")))
 SEED = int(os.environ.get("REASONLAKE_PROPERTY_SEED", "20261125"))
@@ -176,8 +175,8 @@ def view_name(prefix: str, shape: tuple[int, int]) -> str:
     return f"{prefix}_w{shape[0] // 1000}_s{shape[1] // 1000}"
 
 
-def start(lake, root: Path, cases: list[Case], profile: str, prefix: str, extra: str = "",
-          leave_out: frozenset[str] = frozenset()) -> dict[tuple[int, int], str]:
+def start(lake, root: Path, cases: list[Case], profile: str, prefix: str,
+          extra: str = "") -> dict[tuple[int, int], str]:
     """Write the joint ontology, one view and one stream per shape (a view sees only its
     cases) and the first stream files; ingest them."""
     root.mkdir(parents=True, exist_ok=True)
