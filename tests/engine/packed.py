@@ -256,18 +256,31 @@ def view_rows(lake, view: str, close: int) -> dict[int, Counter]:
     return out
 
 
-def expired_rows(lake, view: str, published) -> int:
-    """Rows of the materialization, as Delta holds it at the version a close published,
-    that left the window by then. Readers of reasonlake filter by origin, so only the table
-    itself shows an expiry that did not happen, and other engines read the table."""
+def table_problems(lake, view: str, published) -> list[str]:
+    """What is wrong with the materialization as Delta holds it at the version a close
+    published: rows that left the window by then (readers of reasonlake filter by origin,
+    so only the table itself shows an expiry that did not happen, and other engines read
+    the table), and rows labelled as explicit items that no item of the stream gives at
+    their origin (a derivation carrying the wrong rule)."""
     from pyspark.sql import functions as F
 
     if not published:
-        return 0
+        return []
     record = published[-1]
     home = lake.home
+    decl = home.view(view)
     table = home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
-    return table.where(F.col("origin") <= home.view(view).window.opens(record.close)).count()
+    problems = []
+    stale = table.where(F.col("origin") <= decl.window.opens(record.close)).count()
+    if stale:
+        problems.append(f"the table still holds {stale} expired rows")
+    events = home.table("events").where(F.col("stream") == decl.stream).select(
+        F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), F.col("ts").alias("origin"))
+    items = table.where((F.col("rule") == "explicit") & (F.col("origin") < 2**63 - 1))  # not background
+    unexplained = items.join(events, ["s", "p", "o", "origin"], "left_anti").count()
+    if unexplained:
+        problems.append(f"{unexplained} rows are labelled explicit but no item has their triple at their origin")
+    return problems
 
 
 def violation_sets(lake, view: str, close: int) -> dict[int, set]:

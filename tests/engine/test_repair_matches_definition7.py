@@ -165,8 +165,8 @@ def run_suite(spark, root, prefix: str, count: int = packed.EXAMPLES) -> packed.
     coverage = packed.Coverage()
     before: dict[int, dict[str, int]] = {}
     for close, _ in packed.closes(cases):
-        stale = packed.expired_rows(lake, view, lake.slide(view, until=close))
-        assert stale == 0, f"close {close}: the table still holds {stale} expired rows"
+        wrong = packed.table_problems(lake, view, lake.slide(view, until=close))
+        assert not wrong, f"close {close}: {'; '.join(wrong)}"
         surviving = _surviving(lake, view, close)
         got = packed.view_rows(lake, view, close)
         problems = []

@@ -50,6 +50,7 @@ def test_a_write_from_elsewhere_makes_the_next_close_read_the_table(cli, spark, 
     # and what the close keeps for the next one is the table, row for row
     kept = resident.take(lake.home, "v", fingerprint)
     table = {(r.s, r.p, r.o): (r.origin, r.rule) for r in spark.read.format("delta").load(f"{cli.home}/mat_v").collect()}
+    kept = {(r["s"], r["p"], r["o"]): (r["origin"], r["rule"]) for r in kept.iter_rows(named=True)}
     assert kept == table and len(table) == 3 * 4 - 2
 
 
@@ -68,11 +69,13 @@ def test_panes_read_ahead_serve_later_closes_until_an_ingest(cli, spark, tmp_pat
     ahead = [v for (_, path, name), (_, v) in table_cache._ANSWERS.items()
              if path == events and name[0] == "panes ahead"]
     # the resident close read its pane and the panes after it: a7 is there already
-    assert len(ahead) == 1 and ahead[0][2] == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000
-    assert sorted(e[3] for e in ahead[0][3]) == [5000, 7000]
-    # a6 arrives in a pane the kept read-ahead covers: the ingest's commit retires it
+    assert len(ahead) == 1 and ahead[0].until == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000
+    assert sorted(ahead[0].rows["ts"].to_list()) == [5000, 7000]
+    # a6 arrives in a pane the kept read-ahead covers: the ingest adds it there
     cli("ingest", "s", str(jsonl(tmp_path / "e2.jsonl", [(ex("a6"), ex("knows"), ex("b"), 6000)])))
     assert table_cache.latest_commit(spark, events) != before
+    ahead = table_cache.peek(spark, events, ("panes ahead", "s"))
+    assert sorted(ahead.rows["ts"].to_list()) == [5000, 6000, 7000] and ahead.appended[0][1] == 6000
     cli("slide", "v", "--until", "7000")
     exported = cli("export", "v")
     for name in ("a4", "a5", "a6", "a7"):

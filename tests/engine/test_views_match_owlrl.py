@@ -46,8 +46,8 @@ def run_suite(lake, root, prefix: str, profile: str, shape: tuple[int, int], *,
             if close >= packed.ARRIVAL and not late_in:
                 packed.ingest_late(lake, root, views)
                 late_in = True
-            stale = packed.expired_rows(lake, view, lake.slide(view, until=close))
-            assert stale == 0, f"{view} close {close}: the table still holds {stale} expired rows"
+            wrong = packed.table_problems(lake, view, lake.slide(view, until=close))
+            assert not wrong, f"{view} close {close}: {'; '.join(wrong)}"
             wants = {c.number: packed.expected(c, packed.window(c, close), profile, leave_out) for c in cases}
             published[close] = _compare(lake, view, close, cases, wants, unique_names)
             for c in cases:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine import local_rules, table_cache
+from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
+from reasonlake.engine.timing import step
 from reasonlake.plan.windows import Window
 
 DAY_MS = 86_400_000
@@ -27,10 +30,20 @@ ITEM_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, n BIGIN
 
 @dataclass
 class Admission:
-    items: DataFrame  # s, p, o, origin, rule, n (ids), one row per distinct triple
+    spark_items: DataFrame | None  # None: made from ``rows`` when asked for
     late: DataFrame | None  # s, p, o, ts, ingest_seq (strings), past expiry; None: none possible
     count: int
-    rows: list[tuple] | None = None  # the items in the driver (ITEM_COLUMNS), when few
+    rows: pl.DataFrame | None = None  # the items in the driver (ITEM_COLUMNS), when they fit
+    spark: object = None
+
+    @property
+    def items(self) -> DataFrame:
+        """s, p, o, origin, rule, n (ids), one row per distinct triple, as a Spark frame:
+        a close run in the driver never asks, and so never ships them to the JVM."""
+        if self.spark_items is None:
+            with step("admit: items to Spark"):
+                self.spark_items = to_spark(self.spark, self.rows, ITEM_SCHEMA)
+        return self.spark_items
 
 
 def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> DataFrame:
@@ -64,22 +77,23 @@ def admit(
                 (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
                 & (F.col("ts") <= opens)
             )
+    if driver_rows > 0 and late_in is not None and _none_late(home, stream, seen_seq, upto_seq, previous):
+        late_in = late_out = None  # this process wrote every event since: none is late
     events = fresh if late_in is None else fresh.unionByName(late_in)
     late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
     # A pane small enough for a close in the driver comes there in one job, without the
     # shuffle of a grouping: it is grouped there, and counted, and the rules start from it.
     raw = None
     if driver_rows > 0:
-        raw = (
-            local_rules.collect(events, EVENT_COLUMNS, limit=driver_rows) if late_in is not None
-            else _fresh_rows(home, stream, upto_seq, lo, close, window.slide, driver_rows)
-        )
+        with step("admit: events"):
+            raw = _fresh_rows(home, stream, upto_seq, lo, close, window.slide, driver_rows)
+            if raw is not None and late_in is not None:  # read apart: the read-ahead holds no late one
+                late_rows = _events(late_in, driver_rows - raw.height)
+                raw = None if late_rows is None else pl.concat([raw, late_rows])
     if raw is not None:
-        rows = _explicit_rows(raw)
-        return Admission(items=local_rules.frame(home.spark, rows, ITEM_SCHEMA), late=late,
-                         count=len(raw), rows=rows)
+        return Admission(None, late=late, count=raw.height, rows=_explicit_rows(raw), spark=home.spark)
     items = explicit_items(events).localCheckpoint()
-    return Admission(items=items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
+    return Admission(items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
 
 
 EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
@@ -89,44 +103,97 @@ EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
 READ_AHEAD_PANES = 32
 
 
+def _events(events: DataFrame, limit: int) -> pl.DataFrame | None:
+    table = local_rules.collect_arrow(events, EVENT_COLUMNS, limit=limit)
+    return None if table is None else pl.from_arrow(table)
+
+
+@dataclass(frozen=True)
+class ReadAhead:
+    """The events of a stream with lo < ts <= until and ingest_seq <= seq, in the driver
+    (None: too many; the next closes read their pane alone until an ingest). Kept with the
+    events table's commit (``table_cache``): any commit by another writer retires it."""
+
+    seq: int
+    lo: int
+    until: int
+    rows: pl.DataFrame | None
+    read_seq: int  # the ingests read from the table; later ones came through after_ingest
+    appended: tuple[tuple[int, int], ...] = ()  # (seq, earliest time) of each of those
+
+
+def _kept(home: Home, stream: str, upto_seq: int) -> ReadAhead | None:
+    kept = table_cache.peek(home.spark, home.path("events"), ("panes ahead", stream))
+    return kept if kept is not None and kept.seq == upto_seq else None
+
+
+def _none_late(home: Home, stream: str, seen_seq: int, upto_seq: int, previous: int) -> bool:
+    """Whether no event ingested after ``seen_seq`` has a time at or before ``previous``,
+    known without a read: every one came through ``after_ingest`` of this process, after
+    its earliest."""
+    kept = _kept(home, stream, upto_seq)
+    return (kept is not None and kept.read_seq <= seen_seq
+            and all(earliest > previous for seq, earliest in kept.appended if seq > seen_seq))
+
+
 def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide: int,
-                limit: int) -> list[tuple] | None:
-    """The (s, p, o, ts) events with lo < ts <= hi, in the driver; None past ``limit``.
+                limit: int) -> pl.DataFrame | None:
+    """The (s_id, p_id, o_id, ts) events with lo < ts <= hi, in the driver; None past ``limit``.
 
     Read with the panes ahead of ``hi`` when they fit in ``limit``, and served from them at
-    the next closes: the events table is append-only and the answer is kept with its commit
-    (``table_cache``), so any ingest makes the next close read again."""
+    the next closes: the events table is append-only, the answer is kept with its commit
+    (``table_cache``), and this process's ingests add theirs (``after_ingest``)."""
     path = home.path("events")
     # one entry per stream: the read-ahead of an earlier ingest does not linger in memory
     name = ("panes ahead", stream)
-    kept = table_cache.peek(home.spark, path, name)
-    kept = kept if kept is not None and kept[0] == upto_seq else None  # (seq, lo, until, rows)
-    alone = kept is not None and kept[3] is None
-    if kept is not None and not alone and kept[1] <= lo and hi <= kept[2]:
-        return [e for e in kept[3] if lo < e[3] <= hi]
+    kept = _kept(home, stream, upto_seq)
+    alone = kept is not None and kept.rows is None
+    in_pane = (pl.col("ts") > lo) & (pl.col("ts") <= hi)
+    if kept is not None and not alone and kept.lo <= lo and hi <= kept.until:
+        # the panes before this one are done with, and the ingests so far are read
+        table_cache.remember(home.spark, path, name, table_cache.latest_commit(home.spark, path),
+                             ReadAhead(upto_seq, lo, kept.until, kept.rows.filter(pl.col("ts") > lo), upto_seq))
+        return kept.rows.filter(in_pane)
     commit = table_cache.latest_commit(home.spark, path)
     until = hi + (READ_AHEAD_PANES - 1) * slide
-    rows = None if alone else local_rules.collect(
-        stream_events(home, stream, upto_seq, lo, until), EVENT_COLUMNS, limit=limit)
+    rows = None if alone else _events(stream_events(home, stream, upto_seq, lo, until), limit)
     if rows is None:
         # the panes ahead are too many rows: this pane alone, and so at the next closes
         # (rows None) until an ingest, rather than a read-ahead that overflows every time
         if commit is not None:
-            table_cache.remember(home.spark, path, name, commit, (upto_seq, lo, until, None))
-        return local_rules.collect(stream_events(home, stream, upto_seq, lo, hi), EVENT_COLUMNS, limit=limit)
+            table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, None, upto_seq))
+        return _events(stream_events(home, stream, upto_seq, lo, hi), limit)
     if commit is not None and table_cache.latest_commit(home.spark, path) == commit:
-        table_cache.remember(home.spark, path, name, commit, (upto_seq, lo, until, rows))
-    return [e for e in rows if e[3] <= hi]
+        table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, rows, upto_seq))
+    return rows.filter(in_pane)
 
 
-def _explicit_rows(events: list[tuple]) -> list[tuple]:
-    """explicit_items in the driver: (s, p, o, ts) events to ITEM_COLUMNS rows."""
-    latest: dict = {}
-    for s, p, o, ts in events:
-        key = (s, p, o)
-        seen = latest.get(key)
-        latest[key] = (ts, 1) if seen is None else (max(seen[0], ts), seen[1] + 1)
-    return [(*key, ts, "explicit", n) for key, (ts, n) in latest.items()]
+def after_ingest(home: Home, stream: str, seq: int, before, events: pl.DataFrame) -> None:
+    """This process appended ``events`` (EVENT_COLUMNS and more) of ingest ``seq`` to the
+    events table, one commit after ``before``: the read-ahead kept for the stream takes the
+    ones in its panes, so the next close does not read back what was just written, and
+    notes their earliest time, so that it need not look for late ones either. Another
+    commit in between makes the next close read the table (``table_cache``)."""
+    earliest = events.get_column("ts").min()
+
+    def update(kept: ReadAhead) -> ReadAhead:
+        rows = kept.rows
+        if rows is not None:
+            fresh = events.select(EVENT_COLUMNS).filter((pl.col("ts") > kept.lo) & (pl.col("ts") <= kept.until))
+            rows = pl.concat([rows, fresh])
+        return ReadAhead(seq, kept.lo, kept.until, rows, kept.read_seq, kept.appended + ((seq, earliest),))
+
+    table_cache.after_own_commit(home.spark, home.path("events"), ("panes ahead", stream), before, update)
+
+
+def _explicit_rows(events: pl.DataFrame) -> pl.DataFrame:
+    """explicit_items in the driver: (s_id, p_id, o_id, ts) events to ITEM_COLUMNS rows."""
+    return events.group_by("s_id", "p_id", "o_id").agg(
+        pl.col("ts").max().alias("origin"), pl.len().cast(pl.Int64).alias("n")
+    ).select(
+        pl.col("s_id").alias("s"), pl.col("p_id").alias("p"), pl.col("o_id").alias("o"), "origin",
+        pl.lit("explicit").alias("rule"), "n",
+    )
 
 
 def explicit_items(events: DataFrame) -> DataFrame:

@@ -44,7 +44,7 @@ def close(spark, program: Program, items: dict[Triple, int], background: tuple[T
         (names[r.s], names[r.p], names[r.o]): (r.origin, r.rule)
         for r in result.changes.collect()
     }
-    found = find_violations(spark, empty, result.changes, tables, local=result.local)
+    found = find_violations(spark, empty, result, tables)
     violations = []
     if found is not None:
         for r in found.orderBy("rule", "key").collect():

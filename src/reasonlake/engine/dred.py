@@ -136,7 +136,7 @@ class _Neighbourhood:
                 return
             rows = self._fetch(frontier)
             self.terms |= frontier
-            if rows is None or len(self.known) + len(rows) > local_rules.LOCAL_ROWS:
+            if rows is None or len(self.known) + len(rows) > local_rules.search_rows():
                 self.too_big = True
                 return
             grown = set()
@@ -156,7 +156,7 @@ class _Neighbourhood:
         if self.join_o:
             by_object = self.base.where(F.col("p").isin(sorted(self.join_o)))
             found = found.unionByName(by_object.join(wanted, by_object.o == wanted.t, "left_semi"))
-        return local_rules.collect(found, [*KEY, "origin", "rule"], limit=local_rules.LOCAL_ROWS)
+        return local_rules.collect(found, [*KEY, "origin", "rule"], limit=local_rules.search_rows())
 
 
 def _overdelete_in_driver(spark, base: DataFrame, seeds: DataFrame,
@@ -170,7 +170,7 @@ def _overdelete_in_driver(spark, base: DataFrame, seeds: DataFrame,
     positions = _join_positions(tables)
     if positions is None:
         return None
-    seed_rows = local_rules.collect(seeds, [*KEY, "origin", "rule"], limit=local_rules.LOCAL_ROWS)
+    seed_rows = local_rules.collect(seeds, [*KEY, "origin", "rule"], limit=local_rules.search_rows())
     if seed_rows is None:
         return None
     hops = max((len(g.body) for g in tables.joins), default=1) - 1

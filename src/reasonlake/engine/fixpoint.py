@@ -13,19 +13,24 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import join_rules, local_rules
+from reasonlake.engine import driver_step, join_rules, local_rules
 from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
 
 KEY = ["s", "p", "o"]
 EXPLICIT = "explicit"
-CHANGE_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, prev_origin BIGINT"
+CHANGE_SCHEMA = driver_step.CHANGE_SCHEMA
 
 
 @dataclass
 class FixpointResult:
-    changes: DataFrame  # s, p, o, origin, rule, prev_origin (null when the fact is new)
+    spark_changes: DataFrame | None  # None: the driver step's, made when asked for
     rounds: int
-    local: local_rules.Step | None = None  # the step's facts in the driver, when it ran there
+    local: driver_step.Step | None = None  # the step's facts in the driver, when it ran there
+
+    @property
+    def changes(self) -> DataFrame:
+        """s, p, o, origin, rule, prev_origin (null when the fact is new)."""
+        return self.spark_changes if self.spark_changes is not None else self.local.changes
 
 
 def best_per_fact(candidates: DataFrame) -> DataFrame:
@@ -128,9 +133,9 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
     known = base.select(*KEY, "origin", "rule")
     known_rows = base.count()
     if local_rules.enabled(known_rows):
-        step = local_rules.run_step(spark, base, seed, tables, known_rows)
+        step = driver_step.run_step(spark, base, seed, tables, known_rows)
         if step is not None:
-            return FixpointResult(changes=step.changes, rounds=step.rounds, local=step)
+            return FixpointResult(None, rounds=step.rounds, local=step)
     deltas: list[DataFrame] = []
     candidates = seed
     while True:
@@ -153,18 +158,18 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
         full = known.select(*KEY, "origin")
         candidates = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
                             full_small=known_rows <= BROADCAST_ROWS)
-    return FixpointResult(changes=_changes(spark, base, deltas), rounds=len(deltas))
+    return FixpointResult(_changes(spark, base, deltas), rounds=len(deltas))
 
 
-def run_resident(spark, known: dict, seed: DataFrame, tables: ProgramTables,
-                 seed_rows: list[tuple] | None = None) -> FixpointResult | None:
+def run_resident(spark, known, seed: DataFrame, tables: ProgramTables,
+                 seed_rows=None) -> FixpointResult | None:
     """run_fixpoint in the driver from the materialization's facts already there
-    (``resident``), and the seed's rows when they are there too; None when the step
-    outgrows the driver (``known`` is then spent)."""
-    if not local_rules.enabled(len(known)):
+    (``resident``, a frame), and the seed's rows when they are there too (a frame); None
+    when the step outgrows the driver."""
+    if not local_rules.enabled(known.height):
         return None
-    step = local_rules.run_step(spark, None, seed, tables, len(known), known=known, seed_rows=seed_rows)
-    return None if step is None else FixpointResult(changes=step.changes, rounds=step.rounds, local=step)
+    step = driver_step.run_step(spark, None, seed, tables, known.height, known=known, seed_rows=seed_rows)
+    return None if step is None else FixpointResult(None, rounds=step.rounds, local=step)
 
 
 def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
@@ -178,16 +183,15 @@ def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
     return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
 
 
-def find_violations(spark, base: DataFrame, changes: DataFrame, tables: ProgramTables,
-                    local: local_rules.Step | None = None) -> DataFrame | None:
-    """Violations with at least one premise among this step's changes (new or renewed facts),
+def find_violations(spark, base: DataFrame, result: FixpointResult, tables: ProgramTables) -> DataFrame | None:
+    """Violations with at least one premise among the step's changes (new or renewed facts),
     the others from the materialization after the step. None: the program has no negative rule.
-    local: the step ran in the driver, and so does this search."""
+    A step run in the driver is searched there."""
     if not tables.negative:
         return None
-    if local is not None:
-        return local_rules.step_violations(spark, local, tables)
-    delta = changes.select(*KEY, "origin")
+    if result.local is not None:
+        return driver_step.step_violations(spark, result.local, tables)
+    delta = result.changes.select(*KEY, "origin")
     full = base.select(*KEY, "origin").unionByName(delta)
     changed, present = join_rules.summarize(delta, tables.type_id)
     full_small = base.count() + changed <= BROADCAST_ROWS

@@ -10,16 +10,22 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
+import polars as pl
 from pyspark.sql import functions as F
 
+from reasonlake.engine import admit, table_cache
+from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
-from reasonlake.engine.state import latest_ingest_seq
-from reasonlake.engine.terms import register_terms, term_id
+from reasonlake.engine.timing import step
+from reasonlake.engine.terms import driver_term_ids, register_driver_terms
 from reasonlake.errors import DuplicateFileError, IngestError
 from reasonlake.parse.formats import parse_file
 
 DAY_MS = 86_400_000
+EVENT_SCHEMA = (
+    "stream STRING, s STRING, p STRING, o STRING, s_id BIGINT, p_id BIGINT, o_id BIGINT, ts BIGINT, "
+    "ts_day BIGINT, ingest_seq BIGINT, file STRING, line INT, event INT"
+)
 
 
 @dataclass(frozen=True)
@@ -39,60 +45,79 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _ingests(home: Home) -> pl.DataFrame:
+    """The ingests so far (seq, stream, file, sha256), kept per commit of their table."""
+    def read() -> pl.DataFrame:
+        return pl.from_arrow(home.table("ingests").select("seq", "stream", "file", "sha256").toArrow())
+
+    return table_cache.read(home.spark, home.path("ingests"), ("ingests",), read)
+
+
 def ingest_file(
     home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False
 ) -> IngestReport:
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
     sha = sha256_of(path)
-    earlier = home.table("ingests").where((F.col("stream") == stream) & (F.col("sha256") == sha))
-    previous = earlier.count()
+    ingests = _ingests(home)
+    earlier = ingests.filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
+    previous = earlier.height
     if previous and not allow_duplicate:
-        first = earlier.orderBy("seq").first()
+        first = earlier.sort("seq").row(0, named=True)
         raise DuplicateFileError(
             f"{path}: this content was already ingested into stream '{stream}' "
-            f"(as {first.file}, ingest #{first.seq}); pass --allow-duplicate-file to ingest it again"
+            f"(as {first['file']}, ingest #{first['seq']}); pass --allow-duplicate-file to ingest it again"
         )
-    parsed = parse_file(path, ts=ts, file_key=sha[:12])
-    seq = latest_ingest_seq(home) + 1
+    with step("ingest: parse"):
+        parsed = parse_file(path, ts=ts, file_key=sha[:12])
+    seq = (ingests.get_column("seq").max() or 0) + 1
     txn = {"txnAppId": f"ingest-{stream}-{sha}", "txnVersion": previous + 1}
     if parsed.items:
-        frame = pd.DataFrame(
+        # Terms are encoded once, here, so every view over the stream admits plain ids;
+        # the ids are computed in the driver (the same hash as Spark's), and the events go
+        # to Delta from Arrow in one job.
+        items = pl.DataFrame(
             {
-                "s": [i.s for i in parsed.items],
-                "p": [i.p for i in parsed.items],
-                "o": [i.o for i in parsed.items],
-                "ts": [i.ts for i in parsed.items],
-                "line": [i.line for i in parsed.items],
-                "event": [i.event for i in parsed.items],
-            }
+                "s": [i.s for i in parsed.items], "p": [i.p for i in parsed.items],
+                "o": [i.o for i in parsed.items], "ts": [i.ts for i in parsed.items],
+                "line": [i.line for i in parsed.items], "event": [i.event for i in parsed.items],
+            },
+            schema={"s": pl.String, "p": pl.String, "o": pl.String, "ts": pl.Int64, "line": pl.Int32,
+                    "event": pl.Int32},
         )
-        parsed_rows = home.spark.createDataFrame(frame).localCheckpoint()
-        # Terms are encoded once, here, so every view over the stream admits plain ids.
-        register_terms(
-            home.spark, home.path("terms"),
-            parsed_rows.select(F.explode(F.array("s", "p", "o")).alias("term")),
+        ids = driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))
+        with step("ingest: terms"):
+            register_driver_terms(home.spark, home.path("terms"), ids)
+        for x in ("s", "p", "o"):
+            items = items.join(ids.rename({"term": x, "id": f"{x}_id"}), on=x, how="left")
+        events = items.select(
+            pl.lit(stream).alias("stream"), "s", "p", "o", "s_id", "p_id", "o_id", "ts",
+            (pl.col("ts") // DAY_MS).alias("ts_day"), pl.lit(seq, pl.Int64).alias("ingest_seq"),
+            pl.lit(str(path)).alias("file"), "line", "event",
         )
-        events = parsed_rows.select(
-            F.lit(stream).alias("stream"), "s", "p", "o",
-            term_id(F.col("s")).alias("s_id"), term_id(F.col("p")).alias("p_id"),
-            term_id(F.col("o")).alias("o_id"), F.col("ts").cast("long"),
-            F.floor(F.col("ts") / DAY_MS).cast("long").alias("ts_day"),
-            F.lit(seq).cast("long").alias("ingest_seq"), F.lit(str(path)).alias("file"),
-            F.col("line").cast("int"), F.col("event").cast("int"),
-        )
-        events.write.format("delta").mode("append").options(**txn).save(home.path("events"))
+        with step("ingest: events"):
+            before = table_cache.latest_commit(home.spark, home.path("events"))
+            to_spark(home.spark, events, EVENT_SCHEMA).write.format("delta").mode("append").options(**txn).save(
+                home.path("events"))
+            admit.after_ingest(home, stream, seq, before, events)
     if parsed.rejected:
         rows = [(stream, str(path), r.line, r.raw, r.reason, seq) for r in parsed.rejected]
         bad = home.spark.createDataFrame(
             rows, "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT"
         ).withColumn("at", F.current_timestamp())
         bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
+    path_ingests = home.path("ingests")
+    before = table_cache.latest_commit(home.spark, path_ingests)
     record = home.spark.createDataFrame(
         [(seq, stream, str(path), sha, len(parsed.items), len(parsed.rejected))],
         "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT",
     ).withColumn("at", F.current_timestamp())
-    record.write.format("delta").mode("append").options(**txn).save(home.path("ingests"))
+    record.write.format("delta").mode("append").options(**txn).save(path_ingests)
+    row = pl.DataFrame({"seq": [seq], "stream": [stream], "file": [str(path)], "sha256": [sha]},
+                       schema=ingests.schema)
+    table_cache.after_own_commit(home.spark, path_ingests, ("ingests",), before,
+                                 lambda kept: pl.concat([kept, row]))
+    table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before, lambda kept: max(kept, seq))
     return IngestReport(
         file=str(path), seq=seq, items=len(parsed.items), quarantined=len(parsed.rejected),
         reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected),

@@ -1,9 +1,8 @@
-"""The compiled rules evaluated in the driver, for steps whose data is small.
+"""The compiled rules matched fact by fact in the driver, for the small searches of repair.
 
-Spark pays a fixed price per job (a plan, a broadcast exchange, a stage), and a rule round
-runs dozens of them: on a few thousand facts that price is the whole cost of a close. Below
-a size threshold (``LOCAL_ROWS``) the same rule tables are evaluated here, with hash
-indexes over plain tuples, and only the result goes back to Spark, in one frame. The
+Repair's conflict search and over-deletion start from a handful of facts and fetch their
+neighbourhood hop by hop: hash indexes over plain tuples answer such probes without the
+setup of a vectorized join. Whole closes run in ``vector_rules``. The
 semantics are those of ``fixpoint`` and ``join_rules`` to the row: derivations take the min
 of their premises' origins, facts keep the max over derivations (an explicit item winning
 a tie, then the greatest rule id, as ``best_per_fact`` orders them), a candidate enters Δ
@@ -13,24 +12,35 @@ Terms are the same 64-bit ids; a fact is ``(s, p, o, origin)``.
 """
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from itertools import product
 from operator import itemgetter
 from dataclasses import dataclass, field
 
-from reasonlake.engine import timing
+from reasonlake.engine import budget
 from reasonlake.engine.join_rules import JoinGroup
 from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
 
 EXPLICIT = "explicit"
-# Steps whose facts (materialization + candidates) stay under this many rows run here.
-# 0 turns the driver path off (every step on Spark); tests run both paths.
-LOCAL_ROWS = int(os.environ.get("REASONLAKE_LOCAL_ROWS", "250000"))
+# Closes whose facts (materialization + candidates) stay under this many rows run in the
+# driver (``vector_rules``; this module serves the small searches of repair). 0 turns the
+# driver off (every step on Spark); tests run both paths. The default comes from the
+# driver's memory budget (``budget``).
+LOCAL_ROWS = budget.driver_rows()
+
+
+# The searches here hold plain tuples (about 1 kB a fact with their indexes): past this
+# many facts a search goes to Spark even when a whole close would fit in the driver.
+SEARCH_ROWS = 250_000
 
 
 def enabled(rows: int) -> bool:
     return 0 < LOCAL_ROWS and rows <= LOCAL_ROWS
+
+
+def search_rows() -> int:
+    """Facts a search of this module may hold (0: the driver is off)."""
+    return min(LOCAL_ROWS, SEARCH_ROWS)
 
 
 Fact = tuple[int, int, int, int]  # s, p, o, origin
@@ -356,50 +366,6 @@ def derive(program: LocalProgram, delta: list[Fact], full: Index):
         yield s, p, o, min(f[3] for f in premises), row[0]
 
 
-def _rank(origin: int, rule: str) -> tuple:
-    return (origin, rule == EXPLICIT, rule)
-
-
-def fixpoint(program: LocalProgram, known: dict, seed: list[tuple], max_facts: int | None = None):
-    """known: the materialization, (s, p, o) -> (origin, rule), updated in place to the
-    materialization after the step; seed: candidates (s, p, o, origin, rule). Raises
-    TooLarge when the facts outgrow ``max_facts``.
-
-    Returns (changes, rounds, full): changes as (s, p, o, origin, rule, prev_origin) rows,
-    full the index of every fact the step saw (the materialization and every Δ)."""
-    before: dict = {}  # a changed fact's origin before the step (None: it is new)
-    full = Index((*k, v[0]) for k, v in known.items())
-    changed: dict = {}
-    rounds = 0
-    candidates = seed
-    while True:
-        best: dict = {}
-        for s, p, o, origin, rule in candidates:
-            key = (s, p, o)
-            current = best.get(key)
-            if current is None or _rank(origin, rule) > _rank(*current):
-                best[key] = (origin, rule)
-        delta = []
-        for key, (origin, rule) in best.items():
-            old = known.get(key)
-            if old is None or (origin, rule == EXPLICIT) > (old[0], old[1] == EXPLICIT):
-                if key not in changed:
-                    before[key] = old[0] if old is not None else None
-                known[key] = (origin, rule)
-                changed[key] = (origin, rule)
-                delta.append((*key, origin))
-        if not delta:
-            break
-        rounds += 1
-        if max_facts is not None and len(known) > max_facts:
-            raise TooLarge(len(known))
-        for f in delta:
-            full.add(f)
-        candidates = list(derive(program, delta, full))
-    changes = [(*k, origin, rule, before[k]) for k, (origin, rule) in changed.items()]
-    return changes, rounds, full
-
-
 def violations(matcher: Matcher, delta: list[Fact], full: Index, keep_origins: bool = False):
     """Violation rows (rule, bindings, triples, origin), one per rule and set of triples
     (with keep_origins: per set of timed items), the latest origin winning."""
@@ -416,24 +382,23 @@ def violations(matcher: Matcher, delta: list[Fact], full: Index, keep_origins: b
 
 # --- Between Spark frames and the driver -------------------------------------------------
 
-CHANGE_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, prev_origin BIGINT"
-# Past this many facts a step started here moves to Spark (a closure far bigger than its input).
-GROWTH = 4
-
-
-class TooLarge(Exception):
-    pass
-
-
 def collect(frame, columns: list[str], limit: int | None = None) -> list[tuple] | None:
     """The frame's rows as tuples, through Arrow; None when it has more than ``limit``."""
+    table = collect_arrow(frame, columns, limit)
+    if table is None:
+        return None
+    return list(zip(*(c.to_pylist() for c in table.columns))) if table.num_rows else []
+
+
+def collect_arrow(frame, columns: list[str], limit: int | None = None):
+    """The frame's columns as an Arrow table; None when it has more than ``limit`` rows."""
     frame = frame.select(*columns)
     if limit is not None:
         frame = frame.limit(limit + 1)
     table = frame.toArrow()
     if limit is not None and table.num_rows > limit:
         return None
-    return list(zip(*(c.to_pylist() for c in table.columns))) if table.num_rows else []
+    return table
 
 
 def frame(spark, rows: list[tuple], schema: str):
@@ -449,70 +414,3 @@ def frame(spark, rows: list[tuple], schema: str):
                   for column, f in zip(zip(*rows), out.schema.fields)]
         out = spark.createDataFrame(pa.Table.from_arrays(arrays, names=names), schema=out.schema)
     return out
-
-
-@dataclass
-class Step:
-    """A fixpoint step run in the driver: what the violation search needs afterwards."""
-
-    changes: object  # Spark frame, CHANGE_SCHEMA
-    rounds: int
-    full: Index  # the materialization and every Δ of the step (the violation search's facts)
-    changed: list[tuple]  # CHANGE_SCHEMA rows
-    known: dict  # the materialization after the step: (s, p, o) -> (origin, rule)
-    violations_found: int | None = None  # set by step_violations: how many rows it found
-
-
-def known_facts(base) -> dict:
-    """A materialization frame's facts in the driver: (s, p, o) -> (origin, rule)."""
-    return {(s, p, o): (origin, rule) for s, p, o, origin, rule in collect(base, ["s", "p", "o", "origin", "rule"])}
-
-
-def run_step(spark, base, seed, tables: ProgramTables, base_rows: int, known: dict | None = None,
-             seed_rows: list[tuple] | None = None) -> Step | None:
-    """The fixpoint of ``seed`` over ``base`` in the driver; None when it is too big for it
-    (the caller runs it on Spark). known: the materialization's facts already in the driver
-    (then ``base`` is not read; on None the caller's dict may have been changed); seed_rows:
-    the seed's rows (s, p, o, origin, rule) already in the driver."""
-    budget = LOCAL_ROWS - base_rows
-    with timing.step("driver: collect"):
-        if seed_rows is None:
-            seed_rows = collect(seed, ["s", "p", "o", "origin", "rule"], limit=budget)
-        if seed_rows is None or len(seed_rows) > budget:
-            return None
-        if known is None:
-            known = known_facts(base)
-        program = local_program(tables)
-    try:
-        with timing.step("driver: rounds"):
-            changed, rounds, full = fixpoint(program, known, seed_rows, max_facts=GROWTH * max(LOCAL_ROWS, 1))
-    except TooLarge:
-        return None
-    with timing.step("driver: changes to Spark"):
-        changes = frame(spark, changed, CHANGE_SCHEMA)
-    return Step(changes, rounds, full, changed, known)
-
-
-def step_violations(spark, step: Step, tables: ProgramTables):
-    """find_violations for a step run in the driver: premises among the changes, the others
-    from the materialization after the step."""
-    delta = [(s, p, o, origin) for s, p, o, origin, _, _ in step.changed]
-    # step.full holds the table before the step and every Δ: a fact renewed twice is there
-    # at each origin, and the violation rows keep the latest, as on Spark.
-    found = violations(local_program(tables).negative, delta, step.full)
-    step.violations_found = len(found)
-    return violation_frame(spark, found, keep_origins=False)
-
-
-def violation_frame(spark, found: list[tuple], keep_origins: bool):
-    """Violation rows as ``join_rules.violations`` returns them (key column included)."""
-    from pyspark.sql import functions as F
-
-    from reasonlake.engine.join_rules import VIOLATION_SCHEMA
-
-    if not found:  # the usual case: nothing to key, nothing to keep
-        return spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA)
-    rows = [(rule, bindings, [tuple(t) for t in triples], origin) for rule, bindings, triples, origin in found]
-    out = spark.createDataFrame(rows, VIOLATION_SCHEMA)
-    key_triples = F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o))
-    return out.select(F.sha2(F.to_json(F.struct("rule", key_triples)), 256).alias("key"), "*").localCheckpoint()

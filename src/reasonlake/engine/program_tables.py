@@ -27,6 +27,8 @@ class ProgramTables:
     background: DataFrame | None = None  # s, p, o, origin (+inf), rule
     # local_rules.LocalProgram: these tables as Python look-ups, built on first use
     local: object = field(default=None, repr=False, compare=False)
+    # vector_rules.VectorProgram: these tables as driver frames, built on first use
+    vector: object = field(default=None, repr=False, compare=False)
 
 
 def _source(position: str) -> int:

@@ -116,7 +116,7 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_item
         old_items = old_items.where(relevant).select(*KEY, "ts")
     rows = None
     if local_rules.enabled(0):
-        rows = local_rules.collect(new, [*KEY, "origin"], limit=local_rules.LOCAL_ROWS)
+        rows = local_rules.collect(new, [*KEY, "origin"], limit=local_rules.search_rows())
     if rows is not None:
         found = _conflicts_in_driver(spark, tables, old_items, rows, background)
         if found is not None:
@@ -145,7 +145,7 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
             break
         seen = local_rules.frame(spark, [(t,) for t in sorted(frontier)], "t BIGINT")
         hit = _join_terms(old_items, tables, keep=True).join(F.broadcast(seen), "t", "left_semi")
-        found = local_rules.collect(hit, [*KEY, "ts"], limit=local_rules.LOCAL_ROWS)
+        found = local_rules.collect(hit, [*KEY, "ts"], limit=local_rules.search_rows())
         if found is None:
             return None
         for s, p, o, ts in found:

@@ -14,6 +14,8 @@ publish and the look-up of the commit it made, nobody else commits to the table.
 """
 from __future__ import annotations
 
+import polars as pl
+
 from reasonlake.engine.home import Home
 from reasonlake.engine.table_cache import latest_commit
 
@@ -27,9 +29,9 @@ def _key(home: Home, view: str, fingerprint: str) -> tuple:
     return (id(home.spark), home.mat_path(view), fingerprint)
 
 
-def take(home: Home, view: str, fingerprint: str) -> dict | None:
-    """The facts of the table as it is now, (s, p, o) -> (origin, rule), if this process
-    holds them; the caller owns (and changes) them until it calls ``keep``."""
+def take(home: Home, view: str, fingerprint: str) -> pl.DataFrame | None:
+    """The facts of the table as it is now (s, p, o, origin, rule), if this process holds
+    them; the caller owns them until it calls ``keep``."""
     kept = _KEPT.pop(_key(home, view, fingerprint), None)
     if kept is None:
         return None
@@ -37,7 +39,7 @@ def take(home: Home, view: str, fingerprint: str) -> dict | None:
     return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
 
 
-def keep(home: Home, view: str, fingerprint: str, facts: dict) -> None:
+def keep(home: Home, view: str, fingerprint: str, facts: pl.DataFrame) -> None:
     """Remember ``facts`` as the table's content at its latest commit (just written by us)."""
     commit = latest_commit(home.spark, home.mat_path(view))
     key = _key(home, view, fingerprint)
@@ -49,10 +51,8 @@ def keep(home: Home, view: str, fingerprint: str, facts: dict) -> None:
     _KEPT[key] = (commit, facts)
 
 
-def expire(facts: dict, opens: int) -> int:
-    """Drop the facts that left the window: origin at or before the window's opening
-    (``Window.expiration_pane(origin) <= close`` for a close on the grid). Returns how many."""
-    gone = [key for key, (origin, _) in facts.items() if origin <= opens]
-    for key in gone:
-        del facts[key]
-    return len(gone)
+def expire(facts: pl.DataFrame, opens: int) -> tuple[pl.DataFrame, int]:
+    """The facts still in the window, and how many left: those with origin at or before
+    the window's opening (``Window.expiration_pane(origin) <= close`` for a close on the grid)."""
+    kept = facts.filter(pl.col("origin") > opens)
+    return kept, facts.height - kept.height

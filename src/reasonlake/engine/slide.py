@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.compile.normal_form import for_view
@@ -136,7 +137,7 @@ def process_close(
     dropping = False  # expired partitions still to drop (with the publish, in one commit)
     with step("expire"):
         if facts is not None:
-            expired = resident.expire(facts, decl.window.opens(close))
+            facts, expired = resident.expire(facts, decl.window.opens(close))
             dropping = expired > 0
         else:
             expired = mat.expire(home, decl.name, close)
@@ -149,9 +150,10 @@ def process_close(
             previous=last.close if last else None,
             seen_seq=last.events_seq if last else upto_seq,
             upto_seq=upto_seq,
-            driver_rows=local_rules.LOCAL_ROWS - len(facts) if facts is not None else 0,
+            driver_rows=local_rules.LOCAL_ROWS - facts.height if facts is not None else 0,
         )
-        late = record_late(home, decl.name, admission.late, close, seq)
+        with step("admit: late"):
+            late = record_late(home, decl.name, admission.late, close, seq)
     def read_table():
         with step("read materialization"):
             # The table after expiry, read once: every round joins it, and a Delta scan per
@@ -159,24 +161,29 @@ def process_close(
             return mat.current(home, decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
 
     base = read_table() if facts is None else None
-    items = admission.items.drop("n")
     repaired = None
     if compiled.repair is not None:
         with step("repair"):
             repaired = repair_step(home, compiled, close, last, upto_seq, seq, base)
         if repaired.decision.removals:
-            items = repaired.seed
             base = repaired.base
-    seed = _seed(compiled, items, first=last is None)
-    if repaired is not None and repaired.restore is not None:
-        seed = seed.unionByName(repaired.restore)
+
+    def seed_frame():
+        """The step's candidates as a Spark frame: built only when the step is not run
+        from the admitted rows in the driver."""
+        lost = repaired is not None and repaired.decision.removals
+        seed = _seed(compiled, repaired.seed if lost else admission.items.drop("n"), first=last is None)
+        if repaired is not None and repaired.restore is not None:
+            seed = seed.unionByName(repaired.restore)
+        return seed
+
     result = None
     if facts is not None:
         with step("rounds"):
             # the admitted rows are the whole seed unless the background joins it (first close)
             only_admitted = admission.rows is not None and (last is not None or compiled.tables.background is None)
-            result = run_resident(home.spark, facts, seed, compiled.tables,
-                                  seed_rows=[r[:5] for r in admission.rows] if only_admitted else None)
+            result = run_resident(home.spark, facts, None if only_admitted else seed_frame(), compiled.tables,
+                                  seed_rows=admission.rows.drop("n") if only_admitted else None)
         if result is None:  # too big for the driver after all: the Spark path, from the table
             file_list.settle(home.spark, mat_path)
             if dropping:
@@ -185,12 +192,11 @@ def process_close(
             base = read_table()
     if result is None:
         with step("rounds"):
-            result = run_fixpoint(home.spark, base, seed, compiled.tables)
-    changes = result.changes
+            result = run_fixpoint(home.spark, base, seed_frame(), compiled.tables)
     faults.reached("reason")
     stats = change_stats(result)
     with step("violations"):
-        found = find_violations(home.spark, base, changes, compiled.tables, local=result.local)
+        found = find_violations(home.spark, base, result, compiled.tables)
         # found in the driver, the search counted its rows: none, no commit (and no job to ask)
         recorded = found is not None and not (result.local is not None and result.local.violations_found == 0)
     if recorded:
@@ -205,9 +211,9 @@ def process_close(
         mat.drop_expired(home, decl.name, close)
     with step("publish"):
         if repaired is not None and repaired.deleted is not None:
-            mat.publish_repaired(home, decl.name, decl.window, repaired.base, changes, repaired.deleted)
+            mat.publish_repaired(home, decl.name, decl.window, repaired.base, result.changes, repaired.deleted)
         elif stats.n and not replaced:
-            mat.publish(home, decl.name, decl.window, changes,
+            mat.publish(home, decl.name, decl.window, result.changes,
                         old_panes=_renewed_panes(result, decl.window) if stats.renewed else [])
     faults.reached("publish")
     file_list.rebuild_ahead(home.spark, mat_path)  # for the next close, while this one records itself
@@ -305,7 +311,7 @@ def _replace_panes(home: Home, decl: ViewDecl, result, stats: ChangeStats, drop_
     if result.local is None or not (stats.n or drop_upto is not None):
         return False
     window = decl.window
-    panes = {window.expiration_pane(row[3]) for row in result.local.changed}
+    panes = set(result.local.changed.select(mat.pane_of(pl.col("origin"), window).unique()).to_series().to_list())
     panes.update(_renewed_panes(result, window))
     return mat.replace_panes(home, decl.name, window, result.local.known, panes, drop_upto)
 
@@ -314,7 +320,8 @@ def _renewed_panes(result, window) -> list[int] | None:
     """The panes renewed facts leave, from the driver's rows (None: the step ran on Spark)."""
     if result.local is None:
         return None
-    return sorted({window.expiration_pane(r[5]) for r in result.local.changed if r[5] is not None})
+    renewed = result.local.changed.filter(pl.col("prev_origin").is_not_null())
+    return sorted(renewed.select(mat.pane_of(pl.col("prev_origin"), window).unique()).to_series().to_list())
 
 
 @dataclass(frozen=True)
@@ -328,9 +335,9 @@ def change_stats(result) -> ChangeStats:
     """Counts of a fixpoint result's changes: from the driver's rows when the step ran
     there, else one Spark job."""
     if result.local is not None:
-        rows = result.local.changed  # CHANGE_SCHEMA: ..., rule (4), prev_origin (5)
-        return ChangeStats(n=len(rows), derived=sum(1 for r in rows if r[4] != "explicit"),
-                           renewed=sum(1 for r in rows if r[5] is not None))
+        rows = result.local.changed
+        return ChangeStats(n=rows.height, derived=rows.filter(pl.col("rule") != "explicit").height,
+                           renewed=rows.filter(pl.col("prev_origin").is_not_null()).height)
     row = result.changes.agg(
         F.count("*").alias("n"),
         F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
@@ -375,7 +382,7 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
     with step("rounds"):
         result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
     with step("violations"):
-        found = find_violations(home.spark, empty, result.changes, compiled.tables, local=result.local)
+        found = find_violations(home.spark, empty, result, compiled.tables)
         if found is not None:
             viol.replace(home, view, window, found, close)
     with step("publish"):

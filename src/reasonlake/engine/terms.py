@@ -7,6 +7,8 @@ taken by another term is a collision and stops the job (never merged silently).
 """
 from __future__ import annotations
 
+import polars as pl
+import xxhash
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
@@ -23,6 +25,91 @@ def term_id(term: Column) -> Column:
         .when(term.startswith('"'), hashed.bitwiseOR(F.lit(_SIGN)))
         .otherwise(hashed.bitwiseAND(F.lit(_MAGNITUDE)))
     )
+
+
+# Spark's xxhash64 is XXH64 of the UTF-8 bytes with seed 42, as a signed long.
+_SEED = 42
+_WRAP = 2**64
+
+
+def driver_term_id(term: str) -> int:
+    """term_id in the driver: the same id Spark's expression gives (tests hold them equal)."""
+    hashed = xxhash.xxh64_intdigest(term.encode("utf-8"), seed=_SEED)
+    if hashed > _MAGNITUDE:
+        hashed -= _WRAP
+    return hashed | _SIGN if term.startswith('"') else hashed & _MAGNITUDE
+
+
+def driver_term_ids(terms: pl.Series) -> pl.DataFrame:
+    """Distinct terms of a series with their ids: columns term, id."""
+    distinct = terms.drop_nulls().unique().to_list()
+    return pl.DataFrame({"term": distinct, "id": [driver_term_id(t) for t in distinct]},
+                        schema={"term": pl.String, "id": pl.Int64})
+
+
+def _check(terms: pl.Series) -> pl.Series:
+    """A second 64-bit hash of each term, from different bytes than its id: a term on the id
+    of a known one is the known term when their checks agree too (else a collision)."""
+    return pl.Series("check", [driver_term_id(_CHECK_PREFIX + t) for t in terms.to_list()], dtype=pl.Int64)
+
+
+_CHECK_PREFIX = "check:"
+
+
+def _known_terms(spark, terms_path: str) -> pl.DataFrame:
+    """(id, check) of every term of the dictionary, kept with the commit it was read at
+    (16 bytes a term, no string leaves the JVM): a process that ingests file after file
+    asks the table nothing while nobody else writes it."""
+    from reasonlake.engine import table_cache
+
+    def read() -> pl.DataFrame:
+        table = spark.read.format("delta").load(terms_path).select(
+            "id", term_id(F.concat(F.lit(_CHECK_PREFIX), F.col("term"))).alias("check")).toArrow()
+        return pl.from_arrow(table)
+
+    return table_cache.read(spark, terms_path, ("term checks",), read)
+
+
+def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
+    """register_terms for terms whose ids the driver computed (columns term, id): the ones
+    the dictionary lacks are found in the driver and appended in one commit.
+
+    A term on the id of a known term is that term when a second hash agrees too; two
+    different terms agreeing on both 64-bit hashes would pass unseen (odds of about 2^-128
+    a pair; decision 0013)."""
+    from reasonlake.engine import table_cache
+    from reasonlake.engine.driver_step import to_spark
+
+    if fresh.is_empty():
+        return
+    fresh = fresh.unique()
+    # two terms of this file on one id
+    clash = fresh.group_by("id").agg(pl.col("term").min().alias("term"), pl.col("term").max().alias("known")).filter(
+        pl.col("term") != pl.col("known"))
+    fresh = fresh.with_columns(_check(fresh.get_column("term")))
+    known = _known_terms(spark, terms_path)
+    found = fresh.join(known.rename({"check": "known_check"}), on="id", how="left")
+    if clash.is_empty():
+        # a term of this file on the id of a known one: the stored term, for the message
+        other = found.filter(pl.col("known_check").is_not_null() & (pl.col("known_check") != pl.col("check")))
+        if not other.is_empty():
+            row = other.row(0, named=True)
+            stored = spark.read.format("delta").load(terms_path).where(F.col("id") == row["id"]).first()
+            clash = pl.DataFrame({"id": [row["id"]], "term": [row["term"]], "known": [stored.term]})
+    if not clash.is_empty():
+        row = clash.row(0, named=True)
+        raise TermCollisionError(
+            f"64-bit term id {row['id']} is shared by different terms {sorted({row['term'], row['known']})}; "
+            "nothing was written. Report this: the dictionary needs a wider id"
+        )
+    unseen = found.filter(pl.col("known_check").is_null())
+    if unseen.is_empty():
+        return
+    before = table_cache.latest_commit(spark, terms_path)
+    to_spark(spark, unseen.select("id", "term"), "id BIGINT, term STRING").write.format("delta").mode(
+        "append").save(terms_path)
+    added = unseen.select("id", "check")
+    table_cache.after_own_commit(spark, terms_path, ("term checks",), before, lambda kept: pl.concat([kept, added]))
 
 
 def register_terms(spark, terms_path: str, terms: DataFrame) -> None:

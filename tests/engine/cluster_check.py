@@ -1,0 +1,60 @@
+"""Generated owl2rl cases slid on the Spark master given, on both backends, each close
+compared with owlrl's closure (origins included): run by ``test_local_cluster`` in a process
+of its own, since a process holds one Spark session.
+
+    python -m tests.engine.cluster_check MASTER WORK_DIR
+
+Prints one line per backend and close checked; exits 1 with the differences if any."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+CASES = 8
+SHAPE = (3000, 1000)
+
+
+def check(master: str, work: Path) -> list[str]:
+    os.environ["REASONLAKE_SPARK_MASTER"] = master
+    from reasonlake.api import Lakehouse
+    from tests.engine import packed
+    from tests.engine.paths import evaluation_path
+
+    lake = Lakehouse(str(work / "lake"))
+    lake.init()
+    problems = []
+    cases = packed.generate("owl2rl", CASES, shapes=(SHAPE,))
+    for backend in ("driver", "spark"):
+        with evaluation_path(backend):
+            views = packed.start(lake, work / backend, cases, "owl2rl", f"cluster_{backend}",
+                                 "unique_names: true\n")
+            view = views[SHAPE]
+            late_in = False
+            for close, _ in packed.closes(cases):
+                if close >= packed.ARRIVAL and not late_in:
+                    packed.ingest_late(lake, work / backend, views)
+                    late_in = True
+                problems += [f"{backend} {close}: {p}" for p in packed.table_problems(lake, view, lake.slide(view, until=close))]
+                got = packed.view_rows(lake, view, close)
+                for c in cases:
+                    want = packed.expected(c, packed.window(c, close), "owl2rl", frozenset({"fp"}))
+                    have = dict(got.get(c.number, {}))
+                    have = {line: origin for line, origin in have}
+                    if have != want:
+                        problems.append(f"{backend} close {close} case {c.number}: extra {sorted(have.keys() - want.keys())}, "
+                                        f"missing {sorted(want.keys() - have.keys())}, origins "
+                                        f"{ {k: (have[k], want[k]) for k in have.keys() & want.keys() if have[k] != want[k]} }")
+                print(f"{backend} close {close} checked", flush=True)
+    executors = lake.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
+    if master.startswith("local-cluster") and executors < 1:
+        problems.append(f"no executor JVM registered under {master}")
+    print(f"executors: {executors}", flush=True)
+    return problems
+
+
+if __name__ == "__main__":
+    found = check(sys.argv[1], Path(sys.argv[2]))
+    for line in found:
+        print("PROBLEM", line)
+    sys.exit(1 if found else 0)

@@ -1,0 +1,60 @@
+"""Term ids computed in the driver (ingest) equal those of Spark's expression (the program
+tables, the rebuild and every Spark-path join): a difference would split one term in two."""
+import polars as pl
+from pyspark.sql import functions as F
+
+from reasonlake.engine.terms import driver_term_id, driver_term_ids, term_id
+
+TERMS = [
+    "<http://example.org/a>", "<http://例え.jp/ü>", '"plain"', '"héllo"@en-GB',
+    '"42"^^<http://www.w3.org/2001/XMLSchema#integer>', '"tab\\there"', "<urn:reasonlake:skolem:abc:1:b0>",
+    '""', "<http://example.org/" + "x" * 300 + ">",
+]
+
+
+def test_driver_term_ids_equal_sparks(spark):
+    rows = spark.createDataFrame([(t,) for t in TERMS], "term STRING").select(
+        "term", term_id(F.col("term")).alias("id")).collect()
+    spark_ids = {r.term: r.id for r in rows}
+    assert {t: driver_term_id(t) for t in TERMS} == spark_ids
+    assert all((spark_ids[t] < 0) == t.startswith('"') for t in TERMS)  # literals: the sign bit
+    frame = driver_term_ids(pl.Series(TERMS + TERMS[:3] + [None]))
+    assert dict(zip(frame["term"], frame["id"])) == spark_ids
+
+
+def test_a_term_on_the_id_of_another_stops_the_ingest_and_writes_nothing(spark, tmp_path):
+    import pytest
+
+    from reasonlake.engine.terms import register_driver_terms
+    from reasonlake.errors import TermCollisionError
+
+    path = str(tmp_path / "terms")
+    spark.createDataFrame([(1, "<http://example.org/one>")], "id BIGINT, term STRING").write.format("delta").save(path)
+
+    def register(*terms):
+        register_driver_terms(spark, path, driver_term_ids(pl.Series(list(terms))))
+
+    def stored():
+        return sorted(tuple(r) for r in spark.read.format("delta").load(path).collect())
+
+    register("<http://example.org/a>", "<http://example.org/b>")
+    register("<http://example.org/a>", "<http://example.org/c>")  # from the kept ids: a is known
+    want = [(1, "<http://example.org/one>")] + sorted(
+        (driver_term_id(t), t) for t in ("<http://example.org/a>", "<http://example.org/b>", "<http://example.org/c>"))
+    assert stored() == want
+    # another writer puts a different term on the id of d: the kept ids are stale, and the
+    # ingest finds the clash in the table, writing nothing
+    clashing = driver_term_id("<http://example.org/d>")
+    spark.createDataFrame([(clashing, "<http://example.org/not-d>")], "id BIGINT, term STRING").write.format(
+        "delta").mode("append").save(path)
+    with pytest.raises(TermCollisionError, match=str(clashing)):
+        register("<http://example.org/e>", "<http://example.org/d>")
+    assert stored() == sorted(want + [(clashing, "<http://example.org/not-d>")])
+
+
+def test_the_check_hash_of_the_driver_equals_sparks(spark):
+    from reasonlake.engine.terms import _CHECK_PREFIX, _check
+
+    rows = spark.createDataFrame([(t,) for t in TERMS], "term STRING").select(
+        term_id(F.concat(F.lit(_CHECK_PREFIX), F.col("term"))).alias("check")).collect()
+    assert _check(pl.Series(TERMS)).to_list() == [r.check for r in rows]
