@@ -402,15 +402,11 @@ def collect_arrow(frame, columns: list[str], limit: int | None = None):
 
 
 def frame(spark, rows: list[tuple], schema: str):
-    """Rows made in the driver as a Spark frame (Arrow batches held by the JVM: reading it
-    again costs no Python round trip, so it needs no checkpoint)."""
-    import pyarrow as pa
+    """Rows made in the driver as a Spark frame (``driver_step.to_spark``: Arrow batches held
+    by the JVM, so reading it again costs no Python round trip and needs no checkpoint)."""
+    import polars as pl
 
-    out = spark.createDataFrame([], schema)
-    if rows:
-        names = [f.name for f in out.schema.fields]
-        types = {"bigint": pa.int64(), "string": pa.string()}
-        arrays = [pa.array(list(column), types[f.dataType.simpleString()])
-                  for column, f in zip(zip(*rows), out.schema.fields)]
-        out = spark.createDataFrame(pa.Table.from_arrays(arrays, names=names), schema=out.schema)
-    return out
+    from reasonlake.engine.driver_step import to_spark
+
+    names = spark.createDataFrame([], schema).columns
+    return to_spark(spark, pl.DataFrame(rows, schema=names, orient="row"), schema)
