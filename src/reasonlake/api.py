@@ -7,7 +7,7 @@ from pathlib import Path
 from reasonlake.declare.view import load_view
 from reasonlake.engine import read, state
 from reasonlake.engine.home import Home, resolve_home
-from reasonlake.engine.ingest import IngestReport, ingest_file
+from reasonlake.engine.ingest import IngestReport, ingest_frame, ingest_paths
 from reasonlake.engine.session import get_spark
 from reasonlake.engine.slide import rebuild as rebuild_view
 from reasonlake.engine.slide import slide as slide_view
@@ -37,11 +37,27 @@ class Lakehouse:
         return [create_view(self.home, d, rebuild=rebuild, now=now_ms()) for d in decls]
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False) -> list[IngestReport]:
+        """Files, folders, globs (plain paths, read here) and URIs of any file system the
+        session reads (``s3a://``, ``abfss://``, ``dbfs:/``, ``file:``: read by the executors)."""
         self.home.require_init()
-        return [
-            ingest_file(self.home, stream, Path(f), ts=ts, allow_duplicate=allow_duplicate)
-            for f in files
-        ]
+        return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate)
+
+    def ingest_frame(self, stream: str, frame, *, name: str = "dataframe",
+                     allow_duplicate: bool = False) -> IngestReport:
+        """A DataFrame with columns s, p, o (N-Triples terms) and ts (a timestamp, epoch
+        milliseconds or a time string), validated and quarantined as JSONL rows are."""
+        self.home.require_init()
+        return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
+
+    def run(self, views, source: str, *, trigger: str = "available-now", lateness: int = 0,
+            ts: int | None = None):
+        """Ingest the stream files arriving in ``source`` (a folder or glob, path or URI) with
+        Structured Streaming and slide ``views`` after each micro-batch: until the source is
+        drained (``available-now``) or for ever (an interval such as ``'30 seconds'``)."""
+        from reasonlake.engine.runner import run
+
+        self.home.require_init()
+        return run(self.home, list(views), str(source), trigger=trigger, lateness=lateness, ts=ts)
 
     def slide(self, view: str, until: int | None = None) -> list[state.Published]:
         self.home.require_init()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import glob
 import json
 import sys
 from pathlib import Path
@@ -33,10 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", help="append stream files to the events table")
     ingest.add_argument("stream")
-    ingest.add_argument("files", nargs="+", metavar="FILE")
+    ingest.add_argument("files", nargs="+", metavar="PATH",
+                        help="files, folders, globs, or URIs (s3a://, abfss://, dbfs:/, file:) read by Spark")
     ingest.add_argument("--ts", type=str, help="time of a .nt/.ttl file (one event)")
     ingest.add_argument("--strict", action="store_true", help="exit 1 if any row was quarantined")
     ingest.add_argument("--allow-duplicate-file", action="store_true")
+
+    run = sub.add_parser("run", help="keep views up to date from a folder of stream files (Structured Streaming)")
+    run.add_argument("views", nargs="+", metavar="VIEW", help="views over one stream")
+    run.add_argument("--source", required=True, metavar="PATH",
+                     help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/)")
+    run.add_argument("--trigger", default="available-now", metavar="available-now|INTERVAL",
+                     help="available-now: ingest what is there, slide, stop (a scheduled job); "
+                          "an interval such as '30 seconds': run until stopped")
+    run.add_argument("--lateness", default="0s", metavar="DURATION",
+                     help="how long a close waits for late events (default 0s)")
+    run.add_argument("--ts", type=str, help="time of .nt/.ttl files (one event)")
 
     slide = sub.add_parser("slide", help="process the pending window closes of a view")
     slide.add_argument("view")
@@ -88,9 +101,21 @@ def main(argv: list[str] | None = None) -> int:
         print("reasonlake: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # an internal error: still one line, with the type for the report
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        print(f"reasonlake: internal error: {type(exc).__name__}: {first}", file=sys.stderr)
+        print(f"reasonlake: internal error: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
         return 2
+
+
+def _first_line(exc: Exception) -> str:
+    """The message's first line; for a Java error, the JVM exception's own (the Python side
+    says only which call failed, and the cause is what a bug report needs)."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    root = java
+    while root is not None and root.getCause() is not None:
+        root = root.getCause()
+    if root is not None and root is not java:
+        text = f"{text.strip().splitlines()[0] if text.strip() else ''} (caused by {root.toString()})"
+    return text.strip().splitlines()[0] if text.strip() else ""
 
 
 def _lakehouse(args):
@@ -116,6 +141,8 @@ def _run(args) -> int:
         return 0
     if args.command == "ingest":
         return _ingest(args)
+    if args.command == "run":
+        return _run_views(args)
     if args.command == "slide":
         until = _time(args.until) if args.until else None
         done = _lakehouse(args).slide(args.view, until)
@@ -251,10 +278,12 @@ def _violations(args) -> int:
 
 
 def _ingest(args) -> int:
+    from reasonlake.engine.inputs import is_uri
+
     ts = _time(args.ts) if args.ts else None
     for file in args.files:
-        if not Path(file).is_file():
-            raise UserError(f"{file}: no such file")
+        if not is_uri(file) and not glob.has_magic(file) and not Path(file).exists():
+            raise UserError(f"{file}: no such file or folder")
     reports = _lakehouse(args).ingest(
         args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file
     )
@@ -269,6 +298,25 @@ def _ingest(args) -> int:
             f"{quarantined} row(s) went to quarantine (listed above; query them with "
             "`reasonlake sql \"SELECT * FROM rl_quarantine\"`); the valid rows were ingested"
         )
+    return 0
+
+
+def _run_views(args) -> int:
+    from reasonlake.declare.durations import parse_duration
+    from reasonlake.engine.inputs import is_uri
+
+    no_wait = args.lateness.strip() in ("0", "0s", "0ms")
+    lateness = 0 if no_wait else parse_duration(args.lateness, what="--lateness")
+    ts = _time(args.ts) if args.ts else None
+    trigger = args.trigger.strip()
+    if trigger != "available-now" and not any(c.isdigit() for c in trigger):
+        raise UserError(f"--trigger {trigger!r}: use available-now or an interval such as '30 seconds'")
+    if not is_uri(args.source) and not glob.has_magic(args.source) and not Path(args.source).is_dir():
+        raise UserError(f"--source {args.source}: no such folder")
+    report = _lakehouse(args).run(args.views, args.source, trigger=trigger, lateness=lateness, ts=ts)
+    closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
+    print(f"{report.batches} batches: {report.files} files, {report.items} items, "
+          f"{report.quarantined} quarantined; closes processed: {closes}")
     return 0
 
 

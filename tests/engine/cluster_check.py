@@ -46,10 +46,47 @@ def check(master: str, work: Path) -> list[str]:
                                         f"missing {sorted(want.keys() - have.keys())}, origins "
                                         f"{ {k: (have[k], want[k]) for k in have.keys() & want.keys() if have[k] != want[k]} }")
                 print(f"{backend} close {close} checked", flush=True)
+    problems += check_ingest(lake.spark, work)
     executors = lake.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
     if master.startswith("local-cluster") and executors < 1:
         problems.append(f"no executor JVM registered under {master}")
     print(f"executors: {executors}", flush=True)
+    return problems
+
+
+def check_ingest(spark, work: Path) -> list[str]:
+    """A folder of every line format ingested by URI (parsed in the executors' JVMs and
+    Python workers) gives the events and quarantine rows the driver's reading gives, and the
+    runner over a folder the tables of `ingest` + `slide`."""
+    from tests.conftest import write
+    from tests.engine import test_ingest_anywhere as anywhere
+    from tests.engine import test_runner as runner
+
+    problems = []
+    write(work / "v.ttl", anywhere.TBOX)
+    write(work / "v.yaml", anywhere.VIEW)
+    folder = anywhere._corpus(work / "corpus")
+    by_driver, by_uri = anywhere._lake(spark, work, "ingest_driver"), anywhere._lake(spark, work, "ingest_uri")
+    by_driver.ingest("s", [folder], ts=500)
+    by_uri.ingest("s", [folder.as_uri()], ts=500)
+    for a, b, what in zip(anywhere._tables(by_driver), anywhere._tables(by_uri), ("events", "quarantine")):
+        if not (a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()):
+            problems.append(f"ingest by URI: {what} differ from the driver's")
+    write(work / "run" / "v.ttl", runner.TBOX)
+    write(work / "run" / "v.yaml", runner.VIEW)
+    incoming = work / "run" / "incoming"
+    for n in (1, 2, 3):
+        runner.batch_files(incoming, n)
+    ran, reference = runner.lakehouse(spark, work / "run", "ran"), runner.lakehouse(spark, work / "run", "reference")
+    report = ran.run(["v"], str(incoming))
+    reference.ingest("s", [incoming.resolve().as_uri()])
+    reference.slide("v", until=report.newest_event)
+    for a, b, what in zip(runner.tables(ran), runner.tables(reference), ("events", "quarantine")):
+        if not (a.exceptAll(b).isEmpty() and b.exceptAll(a).isEmpty()):
+            problems.append(f"runner: {what} differ from ingest + slide")
+    if list(ran.export("v")) != list(reference.export("v")) or not report.closes.get("v"):
+        problems.append(f"runner: the view differs from ingest + slide ({report})")
+    print(f"ingest and runner checked: {len(problems)} problems", flush=True)
     return problems
 
 

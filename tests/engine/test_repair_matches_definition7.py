@@ -220,12 +220,13 @@ def _surviving(lake, view: str, close: int) -> dict[int, set]:
 
 
 # The brute force costs about a second a case: half as many cases as the other suites.
-CASES = max(8, packed.EXAMPLES // 2)
+CASES = {"driver": max(8, packed.EXAMPLES // 2), "spark": max(8, packed.EXAMPLES // 2)}
 
 
 # The conflict search and the rounds, in the driver and on Spark. Repair is about conflicts:
 # derivations are asked of a third of the closes, and the streams have no late file.
-@pytest.mark.parametrize("path", ["driver", "spark"])
+# Spark's closes cost seconds each: its run is in the slow suite.
+@pytest.mark.parametrize("path", ["driver", pytest.param("spark", marks=[pytest.mark.slow, pytest.mark.minutes(4)])])
 def test_newest_wins_equals_window_repair_and_owlrl_closure(spark, tmp_path, path):
     with evaluation_path(path):
-        run_suite(spark, tmp_path, f"rep_{path}", CASES).require(removals=True, late=False, deriving=0.3)
+        run_suite(spark, tmp_path, f"rep_{path}", CASES[path]).require(removals=True, late=False, deriving=0.3)

@@ -1,7 +1,9 @@
 """Fault points of the slide: named places where a test stops the process (crash safety).
 
 The slide calls ``reached(name)`` after each step whose effect a crash could cut short:
-``expire``, ``reason``, ``publish``, and in a repair close ``tombstones`` and ``repair log``.
+``expire``, ``reason``, ``publish``, and in a repair close ``tombstones`` and ``repair log``;
+an ingest on the executors after its events (``ingest: events``), and the runner after a
+micro-batch's ingest, before its slide (``run: ingested``).
 Nothing happens unless the environment names that point:
 
 - ``REASONLAKE_CRASH_AFTER=<name>``: exit at once with code 70 (``os._exit``: no clean-up,

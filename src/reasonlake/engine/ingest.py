@@ -122,3 +122,33 @@ def ingest_file(
         file=str(path), seq=seq, items=len(parsed.items), quarantined=len(parsed.rejected),
         reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected),
     )
+
+
+def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = None,
+                 allow_duplicate: bool = False) -> list[IngestReport]:
+    """Files, folders, globs and URIs (``inputs``): plain paths are read and parsed here, file
+    by file; URIs are read and parsed by the executors, all in one call. Every argument is
+    resolved and every file's type checked before anything is written."""
+    from reasonlake.engine import inputs, spark_ingest
+    from reasonlake.parse.formats import check_readable
+
+    files = inputs.resolve(home.spark, list(args))
+    for f in files:
+        check_readable(f.name, ts)
+    reports = [ingest_file(home, stream, Path(f.name), ts=ts, allow_duplicate=allow_duplicate)
+               for f in files if not f.uri]
+    uris = [f.name for f in files if f.uri]
+    if uris:
+        parsed = spark_ingest.parse_uris(home, uris, ts)
+        reports += spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)
+    return reports
+
+
+def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
+                 allow_duplicate: bool = False) -> IngestReport:
+    """A DataFrame's rows (s, p, o, ts) as one ingest, checked and quarantined as JSONL rows
+    are; ``name`` stands for the file in the events and quarantine tables."""
+    from reasonlake.engine import spark_ingest
+
+    parsed = spark_ingest.parse_frame(home, frame, name)
+    return spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)[0]

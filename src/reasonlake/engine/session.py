@@ -6,6 +6,7 @@ Central on the first run and Ivy caches them after that.
 from __future__ import annotations
 
 import os
+import sys
 import shutil
 
 from reasonlake.errors import EnvironmentSetupError
@@ -43,6 +44,9 @@ def get_spark(master: str | None = None):
     from reasonlake.engine.local_fs import spark_conf
 
     master = master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
+    # Python tasks (the executors' parse of ingested files) run this interpreter, whose
+    # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reasonlake").master(master)
     conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder())}
     for key, value in conf.items():

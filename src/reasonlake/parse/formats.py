@@ -101,25 +101,43 @@ def parse_file(path: Path, *, ts: int | None = None, file_key: str) -> ParsedFil
     of different files never meet.
     """
     path = Path(path)
-    if not _FILE_KEY.fullmatch(file_key):
-        raise ValueError(f"file_key {file_key!r} must be letters, digits, '.', '_' or '-'")
-    suffix = path.suffix.lower()
-    reader = _READERS.get(suffix)
-    if reader is None:
+    check_readable(str(path), ts)
+    return parse_bytes(str(path), _read_bytes(path), ts=ts, file_key=file_key)
+
+
+def check_readable(name: str, ts: int | None) -> None:
+    """The checks a file's name allows before reading it: a known suffix, and a time for the
+    formats that carry none. ``name`` is a path or a URI."""
+    suffix = suffix_of(name)
+    if suffix not in _READERS:
         raise IngestError(
-            f"{path}: unsupported file type {suffix or '(no suffix)'!r}; "
+            f"{name}: unsupported file type {suffix or '(no suffix)'!r}; "
             f"use one of {', '.join(SUPPORTED_SUFFIXES)}"
         )
     if suffix in (".nt", ".ttl") and ts is None:
-        raise IngestError(f"{path}: .nt/.ttl files carry no time; pass --ts TIME")
-    data = _read_bytes(path)
+        raise IngestError(f"{name}: .nt/.ttl files carry no time; pass --ts TIME")
+
+
+def suffix_of(name: str) -> str:
+    """The lower-cased suffix of a path's or a URI's last segment ('' when it has none)."""
+    last = name.rstrip("/").rsplit("/", 1)[-1]
+    return "." + last.rsplit(".", 1)[1].lower() if "." in last.strip(".") else ""
+
+
+def parse_bytes(name: str, data: bytes, *, ts: int | None = None, file_key: str) -> ParsedFile:
+    """parse_file of a file's content, wherever it was read (the driver or an executor);
+    ``name`` (a path or a URI) picks the reader by its suffix and names the file in messages."""
+    if not _FILE_KEY.fullmatch(file_key):
+        raise ValueError(f"file_key {file_key!r} must be letters, digits, '.', '_' or '-'")
+    check_readable(name, ts)
+    reader = _READERS[suffix_of(name)]
     out = _Collector(file_key)
     # A file makes millions of small objects and no reference cycles worth collecting;
     # the cyclic collector rescanning them all again and again costs about a fifth of the time.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        reader(path, data, ts, out)
+        reader(name, data, ts, out)
     finally:
         if collecting:
             gc.enable()
@@ -184,7 +202,7 @@ _NOT_UTF8_REASON = "the line is not valid UTF-8 text; save the file as UTF-8"
 # ---- row formats: .jsonl and .csv -------------------------------------------------------
 
 
-def _read_jsonl(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     event = 0
     for number, line in _lines(data):
         if not line.strip():
@@ -207,7 +225,7 @@ def _read_jsonl(path: Path, data: bytes, ts: int | None, out: _Collector) -> Non
         _row(out, row, number, line, event - 1)
 
 
-def _read_csv(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     text = data.decode("utf-8-sig", errors="surrogateescape")
     lines = list(io.StringIO(text, newline=""))
     # strict: a stray quote such as "a"b is reported for its row instead of being guessed at
@@ -241,7 +259,7 @@ def _read_csv(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
         _row(out, row, start + 1, raw, event - 1, short)
 
 
-def _csv_columns(path: Path, reader: Iterator[list[str]]) -> dict[str, int]:
+def _csv_columns(path: str, reader: Iterator[list[str]]) -> dict[str, int]:
     try:
         for header in reader:
             if any(cell.strip() for cell in header):
@@ -336,19 +354,19 @@ class _Quad(NamedTuple):
     raw: str
 
 
-def _read_nt(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_nt(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     _single_event(_statements(data, out, quads=False), ts, out)
 
 
-def _read_nq(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_nq(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     _graph_events(_statements(data, out, quads=True), out)
 
 
-def _read_ttl(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_ttl(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     _single_event(_rdflib_quads(data, out, named=False), ts, out)
 
 
-def _read_trig(path: Path, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_trig(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     _graph_events(_rdflib_quads(data, out, named=True), out)
 
 
@@ -577,7 +595,7 @@ def _time_forms() -> str:
     )
 
 
-_READERS: dict[str, Callable[[Path, bytes, int | None, _Collector], None]] = {
+_READERS: dict[str, Callable[[str, bytes, int | None, _Collector], None]] = {
     ".jsonl": _read_jsonl,
     ".csv": _read_csv,
     ".nq": _read_nq,
@@ -585,3 +603,14 @@ _READERS: dict[str, Callable[[Path, bytes, int | None, _Collector], None]] = {
     ".nt": _read_nt,
     ".ttl": _read_ttl,
 }
+
+
+def parse_rows(rows: Iterator[dict], *, file_key: str) -> ParsedFile:
+    """Rows of a DataFrame (fields s, p, o, ts) with the checks of a JSONL row: each row is an
+    event, its ``line`` the 1-based position among ``rows``, its text the row as JSON."""
+    if not _FILE_KEY.fullmatch(file_key):
+        raise ValueError(f"file_key {file_key!r} must be letters, digits, '.', '_' or '-'")
+    out = _Collector(file_key)
+    for event, row in enumerate(rows):
+        _row(out, row, event + 1, json.dumps(row, ensure_ascii=False, default=str), event)
+    return ParsedFile(out.items, out.rejected)

@@ -1,0 +1,225 @@
+"""Ingest on the executors: files named by URI, and DataFrames, parsed where the data is.
+
+Spark reads the files (``binaryFile``, any Hadoop file system) and each task parses its
+files with the same parser as the driver's ingest, so the items, the quarantine rows (file,
+line, reason) and the skolem IRIs are the same whichever process read a file. Term ids,
+the dictionary's collision check (a join) and the writes stay in Spark: a call is a
+handful of jobs whatever the number of files, and the rows never pass through the driver.
+
+A call is all or nothing for what a user can name: every file is parsed and checked
+(type, duplicate content) before anything is written, and each write carries one Delta
+transaction id for the call, so a re-run after a crash between writes adds nothing twice.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.engine import faults, table_cache
+from reasonlake.engine.home import Home
+from reasonlake.engine.terms import register_terms, term_id
+from reasonlake.engine.timing import step
+from reasonlake.errors import DuplicateFileError, IngestError
+
+DAY_MS = 86_400_000
+# One row per item, per rejected row, and one per file (kind 'file': its sha256 and counts,
+# or kind 'fatal': why the whole file cannot be read).
+PARSED_SCHEMA = (
+    "kind STRING, file STRING, sha256 STRING, s STRING, p STRING, o STRING, ts BIGINT, line INT, "
+    "event INT, raw STRING, reason STRING"
+)
+_FIELDS = [f.split(" ")[0] for f in PARSED_SCHEMA.split(", ")]
+_BATCH_ROWS = 100_000
+
+
+@dataclass(frozen=True)
+class Source:
+    file: str  # the URI as Spark qualifies it, or the name given to a DataFrame
+    sha256: str  # of the file's bytes, or of the DataFrame's rows
+    items: int
+    rejected: int
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one call parsed: every row (checkpointed) and its sources, in the order given."""
+    rows: DataFrame
+    sources: list[Source]
+
+
+# The quarantined rows a report lists (all of them are in the quarantine table).
+REPORTED_REJECTIONS = 1000
+
+
+def _batches(rows: list[dict]):
+    import pyarrow as pa
+
+    schema = pa.schema([(n, pa.int64() if n == "ts" else pa.int32() if n in ("line", "event") else pa.string())
+                        for n in _FIELDS])
+    for start in range(0, len(rows), _BATCH_ROWS):
+        chunk = rows[start:start + _BATCH_ROWS]
+        yield pa.RecordBatch.from_pydict({n: [r.get(n) for r in chunk] for n in _FIELDS}, schema=schema)
+
+
+def _parsed_rows(file: str, sha: str, parsed) -> list[dict]:
+    rows = [{"kind": "item", "file": file, "s": i.s, "p": i.p, "o": i.o, "ts": i.ts, "line": i.line,
+             "event": i.event} for i in parsed.items]
+    rows += [{"kind": "rejected", "file": file, "line": r.line, "raw": r.raw, "reason": r.reason}
+             for r in parsed.rejected]
+    rows.append({"kind": "file", "file": file, "sha256": sha, "line": len(parsed.items),
+                 "event": len(parsed.rejected)})
+    return rows
+
+
+def _parse_files(ts: int | None):
+    """mapInArrow over (path, content): each file's items, rejections and summary."""
+    def parse(batches):
+        from reasonlake.parse.formats import parse_bytes
+
+        for batch in batches:
+            for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
+                sha = hashlib.sha256(content).hexdigest()
+                try:
+                    parsed = parse_bytes(path, content, ts=ts, file_key=sha[:12])
+                except IngestError as exc:
+                    yield from _batches([{"kind": "fatal", "file": path, "reason": str(exc)}])
+                    continue
+                yield from _batches(_parsed_rows(path, sha, parsed))
+    return parse
+
+
+def parse_uris(home: Home, uris: list[str], ts: int | None) -> Parsed:
+    from reasonlake.parse.formats import check_readable
+
+    for uri in uris:
+        check_readable(uri, ts)
+    files = home.spark.read.format("binaryFile").load(uris).select("path", "content")
+    return parse_files(files, ts, order=uris)
+
+
+def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None) -> Parsed:
+    """Parse a DataFrame of files (path, content) on the executors; sources in ``order``
+    (else by path)."""
+    with step("ingest: parse"):
+        rows = files.mapInArrow(_parse_files(ts), PARSED_SCHEMA).localCheckpoint()
+        sources = rows.where(F.col("kind").isin("file", "fatal")).select(
+            "kind", "file", "sha256", "reason", "line", "event").collect()
+    fatal = [r for r in sources if r.kind == "fatal"]
+    if fatal:
+        raise IngestError(f"{fatal[0].reason} (nothing was ingested)")
+    rank = {u: n for n, u in enumerate(order or [])}
+    found = sorted(sources, key=lambda r: (rank.get(r.file, len(rank)), r.file))
+    # a file's summary row holds its counts of items (line) and rejected rows (event)
+    return Parsed(rows, [Source(r.file, r.sha256, r.line, r.event) for r in found])
+
+
+def _parse_frame(file_key: str):
+    def parse(batches):
+        from pyspark import TaskContext
+
+        from reasonlake.parse.formats import parse_rows
+
+        partition = TaskContext.get().partitionId()
+        rows = [row for batch in batches for row in batch.to_pylist()]
+        parsed = parse_rows(rows, file_key=f"{file_key}.{partition}")
+        out = _parsed_rows("", "", parsed)[:-1]
+        yield from _batches(out)
+    return parse
+
+
+def parse_frame(home: Home, frame: DataFrame, name: str) -> Parsed:
+    """A DataFrame's rows (s, p, o, ts) checked as JSONL rows are: ts may be a timestamp, a
+    number of epoch milliseconds or a string time."""
+    missing = [c for c in ("s", "p", "o", "ts") if c not in frame.columns]
+    if missing:
+        raise IngestError(f"{name}: the DataFrame has no column {', '.join(missing)} "
+                          f"(it has {', '.join(frame.columns)}); give it s, p, o (N-Triples terms) and ts")
+    kind = dict(frame.dtypes)["ts"]
+    if kind.startswith("timestamp") or kind == "date":
+        ts = F.unix_millis(F.col("ts").cast("timestamp"))
+    elif kind in ("bigint", "int", "smallint", "tinyint"):
+        ts = F.col("ts").cast("long")
+    elif kind == "string":
+        ts = F.col("ts")
+    else:
+        raise IngestError(f"{name}: column ts is {kind}; give a timestamp, epoch milliseconds or a time string")
+    source = frame.select(*(F.col(c).cast("string").alias(c) for c in ("s", "p", "o")), ts.alias("ts"))
+    # A content key for the skolem IRIs and the transaction: the same rows give the same key.
+    digest = source.select(F.sum(F.xxhash64("s", "p", "o", "ts").cast("decimal(38,0)")).alias("d"),
+                           F.count("*").alias("n")).first()
+    sha = hashlib.sha256(f"{name}\0{digest.d}\0{digest.n}".encode()).hexdigest()
+    with step("ingest: parse"):
+        rows = source.mapInArrow(_parse_frame(sha[:12]), PARSED_SCHEMA).withColumn(
+            "file", F.lit(name)).localCheckpoint()
+    counts = rows.agg(F.sum((F.col("kind") == "item").cast("long")).alias("items"),
+                      F.sum((F.col("kind") == "rejected").cast("long")).alias("bad")).first()
+    return Parsed(rows, [Source(name, sha, counts.items or 0, counts.bad or 0)])
+
+
+def write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: bool,
+          txn: dict | None = None) -> list:
+    """Append a call's events, quarantine and ingest records: an IngestReport per source.
+    ``ingests`` holds the earlier ingests (seq, stream, file, sha256); ``txn`` replaces the
+    call's Delta transaction id (the runner's: its query and micro-batch)."""
+    import polars as pl
+
+    from reasonlake.engine.ingest import IngestReport
+
+    spark = home.spark
+    earlier = ingests.filter(pl.col("stream") == stream)
+    counts = []
+    for source in parsed.sources:
+        before = earlier.filter(pl.col("sha256") == source.sha256).sort("seq")
+        if before.height and not allow_duplicate:
+            first = before.row(0, named=True)
+            raise DuplicateFileError(
+                f"{source.file}: this content was already ingested into stream '{stream}' "
+                f"(as {first['file']}, ingest #{first['seq']}); pass --allow-duplicate-file to ingest it again"
+                + (" (nothing was ingested)" if len(parsed.sources) > 1 else "")
+            )
+        counts.append(before.height)
+    first_seq = (ingests.get_column("seq").max() or 0) + 1
+    seqs = {s.file: first_seq + n for n, s in enumerate(parsed.sources)}
+    call = hashlib.sha256("\0".join(s.sha256 for s in parsed.sources).encode()).hexdigest()
+    txn = txn or {"txnAppId": f"ingest-{stream}-{call}", "txnVersion": max(counts, default=0) + 1}
+    seq_of = spark.createDataFrame(list(seqs.items()), "file STRING, ingest_seq BIGINT")
+    rows = parsed.rows.join(F.broadcast(seq_of), "file")
+    items = rows.where(F.col("kind") == "item")
+    with step("ingest: terms"):
+        terms = items.select(F.explode(F.array("s", "p", "o")).alias("term"))
+        if any(s.items for s in parsed.sources):
+            register_terms(spark, home.path("terms"), terms)
+    with step("ingest: events"):
+        events = items.select(
+            F.lit(stream).alias("stream"), "s", "p", "o", term_id(F.col("s")).alias("s_id"),
+            term_id(F.col("p")).alias("p_id"), term_id(F.col("o")).alias("o_id"), "ts",
+            F.floor(F.col("ts") / DAY_MS).cast("long").alias("ts_day"), "ingest_seq", "file", "line", "event")
+        if any(s.items for s in parsed.sources):
+            events.write.format("delta").mode("append").options(**txn).save(home.path("events"))
+    faults.reached("ingest: events")
+    bad = rows.where(F.col("kind") == "rejected").select(
+        F.lit(stream).alias("stream"), "file", "line", "raw", "reason", "ingest_seq").withColumn(
+        "at", F.current_timestamp())
+    if any(s.rejected for s in parsed.sources):
+        bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
+    records = [(seqs[s.file], stream, s.file, s.sha256, s.items, s.rejected) for s in parsed.sources]
+    path = home.path("ingests")
+    before = table_cache.latest_commit(spark, path)
+    spark.createDataFrame(
+        records, "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
+    ).withColumn("at", F.current_timestamp()).write.format("delta").mode("append").options(**txn).save(path)
+    added = pl.DataFrame({"seq": [r[0] for r in records], "stream": [stream] * len(records),
+                          "file": [r[2] for r in records], "sha256": [r[3] for r in records]},
+                         schema=ingests.schema)
+    table_cache.after_own_commit(spark, path, ("ingests",), before, lambda kept: pl.concat([kept, added]))
+    last = max(seqs.values())
+    table_cache.after_own_commit(spark, path, ("latest seq",), before, lambda kept: max(kept, last))
+    shown: dict[str, list] = {}
+    if any(r[5] for r in records):
+        for r in bad.orderBy("ingest_seq", "line").limit(REPORTED_REJECTIONS).collect():
+            shown.setdefault(r.file, []).append((r.line, r.raw, r.reason))
+    return [IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())))
+            for r in records]
