@@ -58,6 +58,10 @@ def root(tmp_path):
     return tmp_path
 
 
+# Three runs and a reference lake: about a minute, so in the slow suite (the default suite
+# runs the runner end to end in the lateness test below).
+@pytest.mark.slow
+@pytest.mark.minutes(3)
 def test_runner_over_a_folder_equals_ingest_and_slide(spark, root):
     incoming = root / "incoming"
     incoming.mkdir()
