@@ -99,9 +99,9 @@ def run(home: Home, views: list[str], source: str, *, trigger: str = "available-
                 report.items += sum(r.items for r in reports)
                 report.quarantined += sum(r.quarantined for r in reports)
                 faults.reached("run: ingested")
-                newest = parsed.rows.where(F.col("kind") == "item").agg(F.max("ts")).first()[0]
-                if newest is not None:
-                    report.newest_event = max(newest, report.newest_event or newest)
+                times = [s.newest for s in fresh if s.newest is not None]
+                if times:
+                    report.newest_event = max(times + [report.newest_event or min(times)])
             if report.newest_event is not None:
                 for view in views:
                     closed = slide(home, view, report.newest_event - lateness)

@@ -41,6 +41,7 @@ class Source:
     sha256: str  # of the file's bytes, or of the DataFrame's rows
     items: int
     rejected: int
+    newest: int | None = None  # the latest item time (files only)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _parsed_rows(file: str, sha: str, parsed) -> list[dict]:
     rows += [{"kind": "rejected", "file": file, "line": r.line, "raw": r.raw, "reason": r.reason}
              for r in parsed.rejected]
     rows.append({"kind": "file", "file": file, "sha256": sha, "line": len(parsed.items),
-                 "event": len(parsed.rejected)})
+                 "event": len(parsed.rejected), "ts": max((i.ts for i in parsed.items), default=None)})
     return rows
 
 
@@ -92,10 +93,7 @@ def _parse_files(ts: int | None):
 
 
 def parse_uris(home: Home, uris: list[str], ts: int | None) -> Parsed:
-    from reasonlake.parse.formats import check_readable
-
-    for uri in uris:
-        check_readable(uri, ts)
+    """Every URI's file parsed on the executors (their types and times checked by the caller)."""
     files = home.spark.read.format("binaryFile").load(uris).select("path", "content")
     return parse_files(files, ts, order=uris)
 
@@ -106,14 +104,15 @@ def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None
     with step("ingest: parse"):
         rows = files.mapInArrow(_parse_files(ts), PARSED_SCHEMA).localCheckpoint()
         sources = rows.where(F.col("kind").isin("file", "fatal")).select(
-            "kind", "file", "sha256", "reason", "line", "event").collect()
+            "kind", "file", "sha256", "reason", "line", "event", "ts").collect()
     fatal = [r for r in sources if r.kind == "fatal"]
     if fatal:
         raise IngestError(f"{fatal[0].reason} (nothing was ingested)")
     rank = {u: n for n, u in enumerate(order or [])}
     found = sorted(sources, key=lambda r: (rank.get(r.file, len(rank)), r.file))
-    # a file's summary row holds its counts of items (line) and rejected rows (event)
-    return Parsed(rows, [Source(r.file, r.sha256, r.line, r.event) for r in found])
+    # a file's summary row holds its counts of items (line) and rejected rows (event), and
+    # its latest item time (ts)
+    return Parsed(rows, [Source(r.file, r.sha256, r.line, r.event, r.ts) for r in found])
 
 
 def _parse_frame(file_key: str):
