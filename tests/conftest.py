@@ -40,6 +40,28 @@ class CliRunner:
         return out
 
 
+class ProcessCli:
+    """Runs `reasonlake --home HOME ...` in a process of its own (its own Spark and JVM): for
+    the longest tests, which should not depend on what the suite's session holds by then."""
+
+    def __init__(self, home: Path, memory: str = "4g"):
+        self.home = home
+        self.memory = memory
+
+    def __call__(self, *args: str, expect: int = 0) -> str:
+        import subprocess
+        import sys
+
+        env = {**os.environ, "REASONLAKE_DRIVER_MEMORY": self.memory}
+        run = subprocess.run(
+            [sys.executable, "-c", "import sys; from reasonlake.cli import main; sys.exit(main(sys.argv[1:]))",
+             "--home", str(self.home), *args], env=env, capture_output=True, text=True)
+        assert run.returncode == expect, (
+            f"exit {run.returncode} (wanted {expect})\nstdout:\n{run.stdout[-4000:]}\nstderr:\n{run.stderr[-4000:]}")
+        self.last_err = run.stderr
+        return run.stdout
+
+
 @pytest.fixture
 def cli(spark, tmp_path, capsys):
     runner = CliRunner(tmp_path / "lake", capsys)

@@ -11,7 +11,7 @@ from reasonlake.engine.ingest import IngestReport, ingest_frame, ingest_paths
 from reasonlake.engine.session import get_spark
 from reasonlake.engine.slide import rebuild as rebuild_view
 from reasonlake.engine.slide import slide as slide_view
-from reasonlake.engine.views import CreateReport, create_view
+from reasonlake.engine.views import CreateReport, check_views, create_view
 
 
 def now_ms() -> int:
@@ -22,7 +22,8 @@ class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
     def __init__(self, home: str | None = None, spark=None):
-        self.home = Home(spark=spark or get_spark(), root=resolve_home(home))
+        root = resolve_home(home)  # a home that cannot be one fails before Spark starts
+        self.home = Home(spark=spark or get_spark(), root=root)
 
     @property
     def spark(self):
@@ -32,9 +33,10 @@ class Lakehouse:
         return self.home.init()
 
     def create_views(self, files, *, rebuild: bool = False) -> list[CreateReport]:
-        decls = [load_view(f) for f in files]  # all parse before any is written
+        decls = [load_view(f) for f in files]
         self.home.require_init()
-        return [create_view(self.home, d, rebuild=rebuild, now=now_ms()) for d in decls]
+        checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
+        return [create_view(self.home, c, now=now_ms()) for c in checked]
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False) -> list[IngestReport]:
         """Files, folders, globs (plain paths, read here) and URIs of any file system the
@@ -59,13 +61,19 @@ class Lakehouse:
         self.home.require_init()
         return run(self.home, list(views), str(source), trigger=trigger, lateness=lateness, ts=ts)
 
-    def slide(self, view: str, until: int | None = None) -> list[state.Published]:
-        self.home.require_init()
-        return slide_view(self.home, view, now_ms() if until is None else until)
+    def slide(self, view: str, until: int | str | None = None) -> list[state.Published]:
+        """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
+        default: now, which can be many closes for a stream from the past)."""
+        from reasonlake.declare.durations import parse_time
 
-    def rebuild(self, view: str, at: int | None = None) -> state.Published:
         self.home.require_init()
-        return rebuild_view(self.home, view, at, now=now_ms())
+        return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"))
+
+    def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False) -> state.Published:
+        """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
+        close before that moves the view back to it, only with ``rewind``."""
+        self.home.require_init()
+        return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind)
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
@@ -118,6 +126,13 @@ class Lakehouse:
 
         self.home.require_init()
         return audit.removals(self.home, name, triple)
+
+    def explain_presence(self, name: str, triple: str):
+        """When a fact was last in the view, its origin and rule, and whether it expired."""
+        from reasonlake.engine import audit
+
+        self.home.require_init()
+        return audit.presence(self.home, name, triple)
 
     def repair(self, name: str):
         """Re-check the whole current window and repair it (idempotent); (record|None, removals)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import glob
 import json
 import sys
@@ -17,17 +18,30 @@ def _time(text: str) -> int:
     return parse_time(text, what="TIME")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are user errors (exit 1, as every other); exit 2 means a bug."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="reasonlake",
         description="Ontology-reasoning materialized views over RDF streams, as Delta tables.",
     )
     parser.add_argument("--home", help="lakehouse root (default: $REASONLAKE_HOME or ./lakehouse)")
     sub = parser.add_subparsers(dest="command", required=True)
+    # --home is also accepted after the verb (reasonlake history v --home DIR)
+    verb_home = argparse.ArgumentParser(add_help=False)
+    verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
 
     sub.add_parser("init", help="create or migrate the system tables")
 
     view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
+    view.add_parser = functools.partial(view.add_parser, parents=[verb_home])  # type: ignore[method-assign]
     create = view.add_parser("create", help="create views from YAML declarations")
     create.add_argument("files", nargs="+", metavar="FILE.yaml")
     create.add_argument("--rebuild", action="store_true", help="accept a changed definition and rematerialize")
@@ -58,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch")
     rebuild.add_argument("view")
     rebuild.add_argument("--at", type=str, help="close (default: the last processed one)")
+    rebuild.add_argument("--rewind", action="store_true",
+                         help="allow --at before the last processed close: the view moves back to it "
+                              "and the next slide redoes the later closes")
 
     export = sub.add_parser("export", help="write a view's content as N-Triples")
     export.add_argument("view")
@@ -146,13 +163,24 @@ def _run(args) -> int:
     if args.command == "slide":
         until = _time(args.until) if args.until else None
         done = _lakehouse(args).slide(args.view, until)
+        if done:
+            print(HISTORY_HEADER)
         for r in done:
             print(_history_line(r))
         if not done:
             print("no close to process")
         return 0
     if args.command == "rebuild":
-        record = _lakehouse(args).rebuild(args.view, _time(args.at) if args.at else None)
+        lake = _lakehouse(args)
+        before = lake.history(args.view)
+        record = lake.rebuild(args.view, _time(args.at) if args.at else None, rewind=args.rewind)
+        later = sum(1 for r in before if r.close > record.close)
+        print(f"view {args.view}: rematerialized from scratch at {format_time(record.close)} "
+              f"({record.admitted} items, {record.derived} derived)")
+        if later:
+            print(f"  the view moved back: {later} later close(s) leave its history; "
+                  "the next `reasonlake slide` processes them again")
+        print(HISTORY_HEADER)
         print(_history_line(record))
         return 0
     if args.command == "export":
@@ -175,11 +203,15 @@ def _run(args) -> int:
         return 0
     if args.command == "history":
         rows = _lakehouse(args).history(args.view)
-        print("close                     version  mode     admitted  expired  derived  renewed  rounds  late  seconds  violations  repairs")
+        print(HISTORY_HEADER)
         for r in rows:
             print(_history_line(r))
         return 0
     raise UserError(f"unknown command {args.command}")
+
+
+HISTORY_HEADER = ("close                     version  mode     admitted  expired  derived  renewed  rounds  "
+                  "late  seconds  violations  repairs")
 
 
 def _history_line(r) -> str:
@@ -198,10 +230,8 @@ def _at(ts: int) -> str:
 
 
 def _explain(args) -> int:
-    found = _lakehouse(args).explain_removed(args.view, args.removed)
-    if not found:
-        print(f"{args.removed.strip().rstrip('.').strip()} . was never removed by repair in view {args.view}")
-        return 0
+    lake = _lakehouse(args)
+    found = lake.explain_removed(args.view, args.removed)
     for r in found:
         print(f"{r.removed.triple} asserted at {format_time(r.removed.ts)} was removed at close "
               f"{format_time(r.close)} (Delta version {r.version}, {r.mode}) by {r.rule}; "
@@ -212,7 +242,37 @@ def _explain(args) -> int:
         print("  newer facts that won:" if r.winners else "  newer facts that won: none (a tie: every oldest member goes)")
         for t in r.winners:
             print(f"    {t.triple}  ({_at(t.ts)})")
+    print(_presence_line(lake.explain_presence(args.view, args.removed), args.view, bool(found)))
     return 0
+
+
+def _presence_line(p, view: str, repaired: bool) -> str:
+    """Where the fact stands in the view's closes: still there, expired, or gone otherwise."""
+    if p.last_close is None:
+        return f"{p.triple} : view {view} has no processed close yet"
+    if p.seen_close is None:
+        return (f"{p.triple} was in none of the last {p.searched} closes of view {view} "
+                f"(up to {format_time(p.last_close)})" + ("" if repaired else "; it was never removed by repair"))
+    how = "a stream item" if p.rule == "explicit" else f"derived by {p.rule}"
+    origin = f"origin {_at(p.origin)}"
+    if p.left_close is None:
+        until = "never expires" if p.expires is None or p.origin >= _never() else f"expires at {format_time(p.expires)} unless renewed"
+        return f"{p.triple} is in view {view} at its last close {format_time(p.last_close)}: {how}, {origin}; {until}"
+    if p.expired:
+        why = (f"it expired: its origin plus the window's width ({format_time(p.expires)}) was past by "
+               "that close, and no newer derivation renewed it")
+    elif repaired:
+        why = "repair removed it or the premises it rested on (above)"
+    else:
+        why = "its premises left the window or were retracted before it expired, leaving no derivation"
+    return (f"{p.triple} was last in view {view} at close {format_time(p.seen_close)} ({how}, {origin}) and "
+            f"left at close {format_time(p.left_close)}: {why}")
+
+
+def _never() -> int:
+    from reasonlake.plan.windows import NEVER
+
+    return NEVER
 
 
 def _rules(args) -> int:
@@ -278,20 +338,26 @@ def _violations(args) -> int:
 
 
 def _ingest(args) -> int:
-    from reasonlake.engine.inputs import is_uri
+    from reasonlake.engine.ingest import check_stream_name
+    from reasonlake.engine.inputs import is_uri, local_files
+    from reasonlake.parse.formats import check_readable
 
     ts = _time(args.ts) if args.ts else None
-    for file in args.files:
-        if not is_uri(file) and not glob.has_magic(file) and not Path(file).exists():
-            raise UserError(f"{file}: no such file or folder")
-    reports = _lakehouse(args).ingest(
-        args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file
-    )
+    check_stream_name(args.stream)
+    for arg in args.files:  # every check that needs no Spark, before it starts
+        if not is_uri(arg):
+            for found in local_files(arg):
+                check_readable(found.name, ts)
+    lake = _lakehouse(args)
+    reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file)
+    _warn_if_unread(lake, args.stream)
     quarantined = 0
     for report in reports:
         print(f"{report.file}: {report.items} items, {report.quarantined} quarantined (ingest #{report.seq})")
         for line, raw, reason in report.reasons:
             print(f"  quarantined {report.file}:{line}: {reason} | {raw[:200]}")
+        for note in report.notes:
+            print(f"  note: {report.file}: {note}")
         quarantined += report.quarantined
     if quarantined and args.strict:
         raise QuarantinedRowsError(
@@ -299,6 +365,16 @@ def _ingest(args) -> int:
             "`reasonlake sql \"SELECT * FROM rl_quarantine\"`); the valid rows were ingested"
         )
     return 0
+
+
+def _warn_if_unread(lake, stream: str) -> None:
+    """Events of a stream no view reads wait for a view that names it: say so, with the
+    stream names the views do read (a typo or a case mismatch is the usual cause)."""
+    read = sorted({lake.home.view(name).stream for name in lake.home.view_names()})
+    if stream not in read:
+        print(f"reasonlake: note: no view reads stream '{stream}' yet (views read: "
+              f"{', '.join(read) or 'none'}); its events wait for a view whose 'stream' names it",
+              file=sys.stderr)
 
 
 def _run_views(args) -> int:
@@ -322,6 +398,11 @@ def _run_views(args) -> int:
 
 def _export(args) -> int:
     close = _time(args.close) if args.close else None
+    if args.output and Path(args.output).is_dir():
+        raise UserError(f"-o {args.output}: is a folder; give a file name, e.g. {Path(args.output) / args.view}.nt")
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise UserError(f"-o {args.output}: the folder {Path(args.output).resolve().parent} does not exist; "
+                        "create it first")
     lines = _lakehouse(args).export(args.view, close=close, version=args.version)
     if args.output:
         count = 0
@@ -338,13 +419,20 @@ def _export(args) -> int:
 
 def _sql(args) -> int:
     from pyspark.errors import AnalysisException, ParseException
+    from pyspark.logger import PySparkLogger
 
+    # pyspark logs every failed query with its Java stack trace (kilobytes of JSON) before
+    # raising; a mistake in the user's SQL is reported below, in one line
+    PySparkLogger.getLogger("SQLQueryContextLogger").disabled = True
     lake = _lakehouse(args)
     try:
         df = _utc_strings(lake.sql(args.query))
         rows = df.collect()
     except (AnalysisException, ParseException) as exc:
         first = str(exc).strip().splitlines()[0]
+        if "TABLE_OR_VIEW_NOT_FOUND" in first:
+            names = sorted(t.name for t in lake.spark.catalog.listTables() if t.isTemporary)
+            first += f"; the tables are: {', '.join(names)}"
         raise UserError(f"SQL: {first}") from None
     columns = df.columns
     if args.format == "json":

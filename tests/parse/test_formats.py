@@ -93,7 +93,7 @@ def test_jsonl_terms_are_canonical(tmp_path):
         row(o='"x"^^<http://www.w3.org/2001/XMLSchema#string>'),
     ))
     assert [(i.s, i.o) for i in parsed.items] == [
-        (e("a"), f'"5"^^<{XSD}int>'), (e("a"), '"x"@en'), (e("a"), '"x"'),
+        (e("a"), f'"05"^^<{XSD}int>'), (e("a"), '"x"@en'), (e("a"), '"x"'),
     ]
 
 
@@ -454,14 +454,15 @@ def test_trig_relative_iri_is_rejected(tmp_path):
     assert parsed.rejected[0].raw.startswith("<thing>")
 
 
-def test_trig_that_cannot_be_parsed(tmp_path):
-    text = PREFIXES + ":g { :a :p :o .\n:a :p \"open\n"
+def test_trig_bad_graph_block_costs_only_that_block(tmp_path):
+    text = PREFIXES + ':h { :b :p :o . }\n:h prov:generatedAtTime "2026-11-22T10:00:00Z"^^xsd:dateTime .\n' \
+        ':g { :a :p :o .\n:a :p "open\n'
     parsed = parse(tmp_path, "s.trig", text)
-    assert parsed.items == []
+    assert [(i.s, i.line) for i in parsed.items] == [(e("b"), 6)]
     bad = parsed.rejected[0]
     assert len(parsed.rejected) == 1
-    assert bad.reason.startswith("cannot parse the file as TriG")
-    assert bad.line == 7
+    assert bad.reason.startswith("cannot parse the statement as TriG")
+    assert bad.line == 8
 
 
 # ---- .nt ----------------------------------------------------------------------------------
@@ -518,26 +519,45 @@ def test_ttl_needs_a_time(tmp_path):
         parse(tmp_path, "s.ttl", PREFIXES)
 
 
-def test_ttl_that_cannot_be_parsed(tmp_path):
+def test_ttl_bad_statement_costs_only_itself(tmp_path):
     parsed = parse(tmp_path, "s.ttl", PREFIXES + ":a :p :o .\n:a :p :o extra .\n", ts=1)
-    assert parsed.items == []
+    assert [(i.s, i.line) for i in parsed.items] == [(e("a"), 6)]
     assert parsed.rejected == [Rejected(7, ":a :p :o extra .", parsed.rejected[0].reason)]
-    assert parsed.rejected[0].reason.startswith("cannot parse the file as Turtle")
+    assert parsed.rejected[0].reason.startswith("cannot parse the statement as Turtle")
 
 
-def test_ttl_not_utf8_is_one_rejection(tmp_path):
-    parsed = parse(tmp_path, "s.ttl", b'<http://e/a> <http://e/p> "\xff" .\n', ts=1)
-    assert parsed.items == []
-    assert only_reason(parsed).startswith("cannot parse the file as Turtle")
+def test_ttl_500_good_statements_survive_an_unclosed_literal(tmp_path):
+    good = "".join(f':s{n} :p "v{n}" ;\n  :q _:shared .\n' for n in range(250))
+    text = PREFIXES + good + ':bad :p "never closed .\n:after :p """multi\nline . "with" dots.""" .\n'
+    parsed = parse(tmp_path, "s.ttl", text, ts=1)
+    assert len(parsed.items) == 501
+    assert {i.o for i in parsed.items if i.p == e("q")} == {parsed.items[1].o}  # one blank node
+    assert parsed.items[-1].s == e("after") and parsed.items[-1].line == 507
+    assert [r.line for r in parsed.rejected] == [506]
+
+
+def test_ttl_with_a_bom_is_read(tmp_path):
+    parsed = parse(tmp_path, "s.ttl", b"\xef\xbb\xbf" + (PREFIXES + ":a :p :o .\n").encode(), ts=1)
+    assert [i.s for i in parsed.items] == [e("a")] and parsed.rejected == []
+
+
+def test_ttl_not_utf8_costs_only_its_statement(tmp_path):
+    parsed = parse(tmp_path, "s.ttl", b'<http://e/a> <http://e/p> "\xff" .\n<http://e/b> <http://e/p> "ok" .\n', ts=1)
+    assert [i.s for i in parsed.items] == ["<http://e/b>"]
+    assert only_reason(parsed).startswith("the line is not valid UTF-8")
+    assert parsed.rejected[0].line == 1
     assert parsed.rejected[0].raw
 
 
-def test_same_literal_is_the_same_string_in_every_format(tmp_path):
-    value = f'"05"^^<{XSD}int>'
+@pytest.mark.parametrize("value", [
+    f'"05"^^<{XSD}int>', f'"yes"^^<{XSD}boolean>', f'"1e400"^^<{XSD}double>',
+    f'"2026-11-22T10:00:00.123456789Z"^^<{XSD}dateTime>',
+])
+def test_same_literal_is_the_same_string_as_written_in_every_format(tmp_path, value):
     from_jsonl = parse(tmp_path, "s.jsonl", jsonl(row(o=value))).items[0].o
     from_nt = parse(tmp_path, "s.nt", quad(e("a"), e("p"), value), ts=1).items[0].o
     from_ttl = parse(tmp_path, "s.ttl", f'{e("a")} {e("p")} {value} .\n', ts=1).items[0].o
-    assert from_jsonl == from_nt == from_ttl == f'"5"^^<{XSD}int>'
+    assert from_jsonl == from_nt == from_ttl == value
 
 
 # ---- files --------------------------------------------------------------------------------

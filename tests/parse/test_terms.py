@@ -88,12 +88,15 @@ def test_plain_and_language_literals():
     assert normalize_term('"text"@EN-GB', OBJECT) == '"text"@en-gb'
 
 
-def test_typed_literals_use_rdflib_lexical_normalisation():
-    assert normalize_term(f'"5"^^<{XSD}int>', OBJECT) == f'"5"^^<{XSD}int>'
-    assert normalize_term(f'"05"^^<{XSD}int>', OBJECT) == f'"5"^^<{XSD}int>'
-    assert normalize_term(f'"1"^^<{XSD}boolean>', OBJECT) == f'"true"^^<{XSD}boolean>'
-    # ill-typed literals are legal RDF: kept as written
-    assert normalize_term(f'"abc"^^<{XSD}int>', OBJECT) == f'"abc"^^<{XSD}int>'
+@pytest.mark.parametrize("lexical, datatype", [
+    ("05", "int"), ("1", "boolean"), ("+1.50", "decimal"),
+    # ill-typed literals are legal RDF: data, not a value to guess
+    ("abc", "int"), ("yes", "boolean"), ("maybe", "boolean"), ("\u0661\u0662", "integer"),
+    ("1_000", "integer"), ("1e400", "double"), ("2026-11-22T10:00:00.123456789Z", "dateTime"),
+])
+def test_typed_literals_keep_their_lexical_form(lexical, datatype):
+    written = f'"{lexical}"^^<{XSD}{datatype}>'
+    assert normalize_term(written, OBJECT) == written
     assert normalize_term('"x"^^<http://example.org/dt>', OBJECT) == '"x"^^<http://example.org/dt>'
 
 

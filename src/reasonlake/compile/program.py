@@ -7,12 +7,14 @@ join per round, not one round per level (C-Sprite's saturated hierarchy, IMaRS's
 """
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.restriction_subsumption import subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
+from reasonlake.errors import ViewDeclarationError
 from reasonlake.vocab import (
     DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,
     SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
@@ -263,8 +265,19 @@ def _edge(graph, via, a: str, b: str, rule: str) -> None:
         via.setdefault((a, b), rule)
 
 
+def max_schema_pairs() -> int:
+    """The most (sub, super) pairs a saturated hierarchy may hold: REASONLAKE_MAX_SCHEMA_PAIRS,
+    default 5 million (a 3,000-class chain; about 1.5 GB and a minute to compile)."""
+    return int(os.environ.get("REASONLAKE_MAX_SCHEMA_PAIRS", "5000000"))
+
+
 def _closure(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """Strict transitive closure (scm-sco / scm-spo, rdfs5 / rdfs11); cycles included."""
+    """Strict transitive closure (scm-sco / scm-spo, rdfs5 / rdfs11); cycles included.
+
+    Each pair becomes a rule instance, so the closure is bounded (``max_schema_pairs``): a
+    hierarchy past it fails with a message instead of taking the machine's memory (a chain
+    of n classes has n(n-1)/2 pairs)."""
+    limit, pairs = max_schema_pairs(), 0
     out: dict[str, set[str]] = {}
     for node in graph:
         seen: set[str] = set()
@@ -277,4 +290,12 @@ def _closure(graph: dict[str, set[str]]) -> dict[str, set[str]]:
         seen.discard(node)
         if seen:
             out[node] = seen
+            pairs += len(seen)
+            if pairs > limit:
+                raise ViewDeclarationError(
+                    f"the ontology's hierarchy saturates to more than {limit:,} (sub, super) pairs "
+                    f"({len(graph):,} terms with a super; e.g. {node} has {len(seen):,} supers); each "
+                    "pair is a rule instance. Split the ontology, flatten deep chains, or raise "
+                    "REASONLAKE_MAX_SCHEMA_PAIRS if the machine has the memory (about 300 bytes a pair)",
+                    code="RL112")
     return out

@@ -13,6 +13,7 @@ from rdflib import BNode, Graph
 
 from reasonlake.declare.view import OntologySource
 from reasonlake.errors import ViewDeclarationError
+from reasonlake.parse.lexical import as_written
 
 Triple = tuple[str, str, str]
 
@@ -29,6 +30,13 @@ def load_tbox(sources: tuple[OntologySource, ...]) -> frozenset[Triple]:
 
 
 def _parse(source: OntologySource) -> Graph:
+    # Literals of the ontology (owl:hasValue "05"^^xsd:int) must match the stream's, which
+    # keep their lexical form as written.
+    with as_written():
+        return _parse_any(source)
+
+
+def _parse_any(source: OntologySource) -> Graph:
     graph = Graph()
     try:
         graph.parse(data=source.text, format=source.format)

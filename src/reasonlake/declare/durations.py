@@ -16,6 +16,11 @@ _ISO = re.compile(
     r"^P(?:(?P<d>\d+(?:\.\d+)?)D)?(?:T(?:(?P<h>\d+(?:\.\d+)?)H)?(?:(?P<m>\d+(?:\.\d+)?)M)?"
     r"(?:(?P<s>\d+(?:\.\d+)?)S)?)?$"
 )
+# Bounds that keep every window arithmetic inside what Spark and Delta timestamps hold
+# (years 1 to 9999): a longer duration or a later time is a typo, not a window.
+MAX_DURATION_MS = 100 * 366 * 86_400_000
+MIN_TIME_MS = -62_135_596_800_000  # 0001-01-01T00:00:00Z
+MAX_TIME_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z
 DURATION_HELP = "use 500ms, 30s, 5m, 2h, 1d or ISO 8601 such as PT5M"
 TIME_HELP = "use ISO 8601 with a zone (2026-11-22T10:00:00Z) or integer epoch milliseconds"
 
@@ -44,6 +49,8 @@ def parse_duration(text: str | int, *, what: str = "duration") -> int:
             raise TimeFormatError(f"{what}: {text!r} is not a duration; {DURATION_HELP}")
     if ms <= 0:
         raise TimeFormatError(f"{what}: {text!r} must be positive; {DURATION_HELP}")
+    if ms > MAX_DURATION_MS:
+        raise TimeFormatError(f"{what}: {text!r} is longer than 100 years; {DURATION_HELP}")
     return ms
 
 
@@ -52,14 +59,14 @@ def parse_time(text: str | int, *, what: str = "time") -> int:
     if isinstance(text, bool):
         raise TimeFormatError(f"{what}: {text!r} is not a time; {TIME_HELP}")
     if isinstance(text, int):
-        return text
+        return _in_range(text, text, what)
     if isinstance(text, datetime):
         if text.tzinfo is None:
             raise TimeFormatError(f"{what}: {text.isoformat()} has no zone; {TIME_HELP}")
         return _to_ms(text)
     raw = str(text).strip()
     if re.fullmatch(r"-?\d+", raw):
-        return int(raw)
+        return _in_range(int(raw), raw, what)
     try:
         parsed = datetime.fromisoformat(raw.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
@@ -67,6 +74,13 @@ def parse_time(text: str | int, *, what: str = "time") -> int:
     if parsed.tzinfo is None:
         raise TimeFormatError(f"{what}: {raw!r} has no zone; {TIME_HELP}")
     return _to_ms(parsed)
+
+
+def _in_range(ms: int, text, what: str) -> int:
+    if not MIN_TIME_MS <= ms <= MAX_TIME_MS:
+        raise TimeFormatError(f"{what}: {text!r} is not between the years 1 and 9999 (as epoch "
+                              f"milliseconds); {TIME_HELP}")
+    return ms
 
 
 def _to_ms(moment: datetime) -> int:

@@ -20,7 +20,8 @@ from reasonlake.plan.windows import Window
 
 PROFILES = ("rdfs", "rdfs-plus", "owl2rl")
 SUPPORTED_PROFILES = PROFILES
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+# fullmatch only: "$" would also match before a trailing newline ("name\n").
+NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
     "repair", "repair_depth",
@@ -117,6 +118,41 @@ _FORMATS = {
 }
 
 
+class _RepeatedKey(Exception):
+    def __init__(self, key: str, line: int):
+        super().__init__(key)
+        self.key, self.line = key, line
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """YAML's safe loader, except that a key given twice in a mapping is an error (YAML
+    keeps the last silently, so an edited window could be ignored without a word)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str) and key in seen:
+                raise _RepeatedKey(key, key_node.start_mark.line + 1)
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _text(path: Path, what: str) -> str:
+    """A declaration file's UTF-8 text (a BOM is allowed), or an error naming the file."""
+    if path.is_dir():
+        raise ViewDeclarationError(f"{path}: is a folder; give the {what} file itself (e.g. {path}/*.yaml)")
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[:exc.start].count(b"\n") + 1
+        raise ViewDeclarationError(
+            f"{path}: line {line}: not UTF-8 text (byte 0x{path.read_bytes()[exc.start]:02x} at offset "
+            f"{exc.start}); save the {what} as UTF-8") from None
+    except PermissionError:
+        raise ViewDeclarationError(f"{path}: cannot be read (permission denied)") from None
+
+
 def _fail(path: Path, field_name: str, message: str) -> ViewDeclarationError:
     return ViewDeclarationError(f"{path}: field '{field_name}': {message}")
 
@@ -124,9 +160,11 @@ def _fail(path: Path, field_name: str, message: str) -> ViewDeclarationError:
 def load_view(path: str | Path) -> ViewDecl:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = yaml.load(_text(path, "view file"), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ViewDeclarationError(f"{path}: no such view file") from None
+    except _RepeatedKey as exc:
+        raise ViewDeclarationError(f"{path}: line {exc.line}: field '{exc.key}' is given twice; keep one") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -149,7 +187,7 @@ def load_view(path: str | Path) -> ViewDecl:
         profile=_profile(path, raw),
         window=_window(path, raw),
         ontology=_ontology(path, raw),
-        description=str(raw.get("description", "") or ""),
+        description=_description(path, raw),
         unique_names=_flag(path, raw, "unique_names", True),
         background=_ontology(path, raw, "background"),
         repair=_repair(path, raw),
@@ -162,6 +200,16 @@ def load_view(path: str | Path) -> ViewDecl:
         raise _fail(path, "repair", "newest-wins needs unique_names: true (with owl:sameAs "
                     "substitution every negative inclusion is recursive)")
     return decl
+
+
+def _description(path: Path, raw: dict) -> str:
+    value = raw.get("description", "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise _fail(path, "description", f"expected text, got {type(value).__name__} {value!r}; "
+                    "quote it or use a YAML block (description: |)")
+    return value
 
 
 def _repair(path: Path, raw: dict) -> str:
@@ -193,7 +241,7 @@ def _identifier(path: Path, raw: dict, key: str) -> str:
     value = raw.get(key)
     if value is None:
         raise _fail(path, key, "missing; give a SQL-safe identifier such as active_users")
-    if not isinstance(value, str) or not NAME_PATTERN.match(value):
+    if not isinstance(value, str) or not NAME_PATTERN.fullmatch(value):
         raise _fail(
             path, key, f"{value!r} is not a SQL-safe identifier (letters, digits, _; not starting with a digit)"
         )
@@ -255,5 +303,5 @@ def _ontology(path: Path, raw: dict, key: str = "ontology") -> tuple[OntologySou
             )
         if not file.is_file():
             raise _fail(path, key, f"{item}: no such file (looked at {file})")
-        sources.append(OntologySource(path=item, text=file.read_text(), format=fmt))
+        sources.append(OntologySource(path=item, text=_text(file, "ontology"), format=fmt))
     return tuple(sources)

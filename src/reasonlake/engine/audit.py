@@ -1,4 +1,5 @@
-"""Why a fact vanished: the repair log read back as N-Triples (`reasonlake explain`)."""
+"""Why a fact vanished: the repair log read back as N-Triples, and the fact's presence in
+the published closes (its origin, its expiry) (`reasonlake explain`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -48,12 +49,13 @@ def parse_triple(text: str) -> tuple[str, str, str]:
 
 
 def removals(home: Home, view: str, triple_text: str) -> list[RemovalRecord]:
+    """The repair log's records of the triple (none for a view without repair)."""
     from delta.tables import DeltaTable
 
     decl = home.view(view)
-    if not DeltaTable.isDeltaTable(home.spark, rep.repairs_path(home, view)):
-        raise UserError(f"view '{view}' has repair: none; it never removes a fact (see `reasonlake violations {view}`)")
     s, p, o = parse_triple(triple_text)
+    if not DeltaTable.isDeltaTable(home.spark, rep.repairs_path(home, view)):
+        return []
     ids = term_ids(home.spark, {s, p, o})
     rows = (
         home.spark.read.format("delta").load(rep.repairs_path(home, view))
@@ -76,3 +78,55 @@ def removals(home: Home, view: str, triple_text: str) -> list[RemovalRecord]:
                       decl.window.expiration_pane(r.removed.ts))
         for r in rows
     ]
+
+
+@dataclass(frozen=True)
+class Presence:
+    """Where a fact stands in a view's published closes (``presence``)."""
+    triple: str
+    last_close: int | None  # the view's last processed close
+    seen_close: int | None  # the latest close (of those searched) at which the fact was in the view
+    origin: int | None  # its origin there (the time of its oldest premise)
+    rule: str | None  # `explicit` or the W3C id of the rule that derived it
+    left_close: int | None  # the close after seen_close, when it was gone
+    expired: bool  # it left because origin + width had passed (not retracted or repaired)
+    expires: int | None  # origin + width
+    searched: int  # closes read, latest first
+
+
+# Closes read back at most, latest first: each is one small filtered read of a Delta version.
+PRESENCE_CLOSES = 64
+
+
+def presence(home: Home, view: str, triple_text: str) -> Presence:
+    """When a fact was last in the view, with which origin and rule, and why it left: its
+    origin plus the window's width had passed (expiry), or not (its premises left or repair
+    removed it). Reads the view's published versions, latest first."""
+    from reasonlake.engine import state
+
+    decl = home.view(view)
+    window = decl.window
+    s, p, o = parse_triple(triple_text)
+    triple = f"{s} {p} {o} ."
+    history = state.lineage(home, view)
+    if not history:
+        return Presence(triple, None, None, None, None, None, False, None, 0)
+    ids = term_ids(home.spark, {s, p, o})
+    later = None
+    searched = 0
+    for record in reversed(history[-PRESENCE_CLOSES:]):
+        searched += 1
+        rows = (
+            home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
+            .where((F.col("s") == ids[s]) & (F.col("p") == ids[p]) & (F.col("o") == ids[o])
+                   & (F.col("origin") > window.opens(record.close)))
+            .select("origin", "rule").collect()
+        )
+        if rows:
+            origin, rule = max((r.origin, r.rule) for r in rows)
+            expires = origin + window.width
+            left = later.close if later is not None else None
+            return Presence(triple, history[-1].close, record.close, origin, rule, left,
+                            left is not None and window.opens(left) >= origin, expires, searched)
+        later = record
+    return Presence(triple, history[-1].close, None, None, None, None, False, None, searched)

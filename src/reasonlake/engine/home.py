@@ -16,10 +16,20 @@ MAT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule
 
 
 def resolve_home(home: str | None) -> str:
+    """The home's root: a URI (s3a://, abfss://, dbfs:/, file:) as given, a local path made
+    absolute after checking it can be a home (a folder, or a place to make one, writable)."""
+    from reasonlake.engine.inputs import is_uri
+
     chosen = home or os.environ.get("REASONLAKE_HOME") or "./lakehouse"
-    if "://" in chosen:  # a cloud path: keep as given
+    if is_uri(chosen):
         return chosen.rstrip("/")
-    return str(Path(chosen).resolve())
+    path = Path(chosen).resolve()
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise UserError(f"--home {chosen}: {existing} is a file, not a folder; choose a folder for the home")
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise UserError(f"--home {chosen}: {existing} is not writable; choose a folder you can write to")
+    return str(path)
 
 
 @dataclass

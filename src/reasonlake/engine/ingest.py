@@ -35,6 +35,7 @@ class IngestReport:
     items: int
     quarantined: int
     reasons: tuple[tuple[int, str, str], ...]  # (line, raw, reason) of quarantined rows
+    notes: tuple[str, ...] = ()  # what the file held but a row does not keep (extra fields)
 
 
 def sha256_of(path: Path) -> str:
@@ -54,11 +55,12 @@ def _ingests(home: Home) -> pl.DataFrame:
 
 
 def ingest_file(
-    home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False
+    home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False,
+    sha: str | None = None,
 ) -> IngestReport:
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
-    sha = sha256_of(path)
+    sha = sha or sha256_of(path)
     ingests = _ingests(home)
     earlier = ingests.filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
     previous = earlier.height
@@ -120,7 +122,7 @@ def ingest_file(
     table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before, lambda kept: max(kept, seq))
     return IngestReport(
         file=str(path), seq=seq, items=len(parsed.items), quarantined=len(parsed.rejected),
-        reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected),
+        reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected), notes=parsed.notes,
     )
 
 
@@ -128,20 +130,74 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
                  allow_duplicate: bool = False) -> list[IngestReport]:
     """Files, folders, globs and URIs (``inputs``): plain paths are read and parsed here, file
     by file; URIs are read and parsed by the executors, all in one call. Every argument is
-    resolved and every file's type checked before anything is written."""
+    resolved, every file's type checked and every plain file's content checked against the
+    ingests before anything is written; a failure after that (a crash, a disk) names the
+    files already committed, which a re-run finds ingested."""
     from reasonlake.engine import inputs, spark_ingest
     from reasonlake.parse.formats import check_readable
 
+    check_stream_name(stream)
     files = inputs.resolve(home.spark, list(args))
     for f in files:
         check_readable(f.name, ts)
-    reports = [ingest_file(home, stream, Path(f.name), ts=ts, allow_duplicate=allow_duplicate)
-               for f in files if not f.uri]
+    plain = [Path(f.name) for f in files if not f.uri]
+    digests = _check_new(home, stream, plain) if not allow_duplicate else {}
+    reports: list[IngestReport] = []
+    for path in plain:
+        try:
+            reports.append(ingest_file(home, stream, path, ts=ts, allow_duplicate=allow_duplicate,
+                                       sha=digests.get(path)))
+        except IngestError as exc:
+            raise _partial(exc, reports) from exc
     uris = [f.name for f in files if f.uri]
     if uris:
-        parsed = spark_ingest.parse_uris(home, uris, ts)
-        reports += spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)
+        try:
+            parsed = spark_ingest.parse_uris(home, uris, ts)
+            reports += spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)
+        except IngestError as exc:
+            raise _partial(exc, reports) from exc
     return reports
+
+
+def check_stream_name(stream: str) -> None:
+    from reasonlake.declare.view import NAME_PATTERN
+
+    if not isinstance(stream, str) or not NAME_PATTERN.fullmatch(stream):
+        raise IngestError(
+            f"stream {stream!r} is not a stream name: letters, digits and _, not starting with a "
+            "digit (the name in the 'stream' field of the views that read it)")
+
+
+def _check_new(home: Home, stream: str, paths: list[Path]) -> dict[Path, str]:
+    """Each file's content not ingested into ``stream`` before, nor twice in this call; the
+    files' digests."""
+    ingests = _ingests(home).filter(pl.col("stream") == stream)
+    seen: dict[str, Path] = {}
+    for path in paths:
+        if not path.is_file():
+            raise IngestError(f"{path}: no such file")
+        sha = sha256_of(path)
+        earlier = ingests.filter(pl.col("sha256") == sha)
+        if earlier.height:
+            first = earlier.sort("seq").row(0, named=True)
+            raise DuplicateFileError(
+                f"{path}: this content was already ingested into stream '{stream}' "
+                f"(as {first['file']}, ingest #{first['seq']}); nothing of this call was ingested; "
+                "leave the file out or pass --allow-duplicate-file to ingest it again")
+        if sha in seen:
+            raise DuplicateFileError(
+                f"{path}: the same content as {seen[sha]}, given in the same call; nothing was "
+                "ingested; leave one out or pass --allow-duplicate-file")
+        seen[sha] = path
+    return {path: sha for sha, path in seen.items()}
+
+
+def _partial(exc: IngestError, committed: list[IngestReport]) -> IngestError:
+    if not committed:
+        return exc
+    done = ", ".join(f"{r.file} (ingest #{r.seq})" for r in committed)
+    return type(exc)(f"{exc}; already committed by this call: {done} (a re-run finds them ingested: "
+                     "leave them out)", code=exc.code)
 
 
 def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
@@ -150,5 +206,6 @@ def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
     are; ``name`` stands for the file in the events and quarantine tables."""
     from reasonlake.engine import spark_ingest
 
+    check_stream_name(stream)
     parsed = spark_ingest.parse_frame(home, frame, name)
     return spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)[0]

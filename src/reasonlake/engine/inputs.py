@@ -37,7 +37,7 @@ def resolve(spark, args: list[str]) -> list[InputFile]:
     error that names it (nothing is read before all are resolved)."""
     found: list[InputFile] = []
     for arg in args:
-        files = _uri_files(spark, arg) if is_uri(arg) else _local_files(arg)
+        files = _uri_files(spark, arg) if is_uri(arg) else local_files(arg)
         found.extend(files)
     seen: set[str] = set()
     return [f for f in found if not (f.name in seen or seen.add(f.name))]
@@ -51,7 +51,8 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
 
 
-def _local_files(arg: str) -> list[InputFile]:
+def local_files(arg: str) -> list[InputFile]:
+    """The files a plain path, folder or glob names (no Spark needed)."""
     if _GLOB.search(arg) and not os.path.exists(arg):
         matches = sorted(glob.glob(arg, recursive=True))
         if not matches:

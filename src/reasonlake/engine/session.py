@@ -48,7 +48,9 @@ def get_spark(master: str | None = None):
     # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reasonlake").master(master)
-    conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder())}
+    conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder()),
+            # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
+            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse")}
     for key, value in conf.items():
         builder = builder.config(key, value)
     builder = builder.config(

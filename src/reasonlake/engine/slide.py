@@ -16,6 +16,7 @@ from pyspark.sql import functions as F
 from reasonlake.compile.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
+from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import collector, dred, faults, file_list, local_rules, resident, state
 from reasonlake.engine import materialization as mat
@@ -346,19 +347,45 @@ def change_stats(result) -> ChangeStats:
     return ChangeStats(n=row.n, derived=row.derived or 0, renewed=row.renewed or 0)
 
 
-def rebuild(home: Home, view: str, at: int | None, *, now: int) -> state.Published:
-    """Materialize the window at a close from scratch (the naive baseline), in one commit."""
+def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = True) -> state.Published:
+    """Materialize the window at a close from scratch (the naive baseline), in one commit.
+    A close before the last processed one moves the view back to it (``rewind``): the next
+    slide processes the later closes again."""
     decl = home.view(view)
     compiled = compile_view(home, decl)
     history, seq = state.lineage_and_next_seq(home, view)
     if at is None:
         close = history[-1].close if history else decl.window.close_at_or_before(now)
     else:
-        close = decl.window.close_at_or_before(at)
+        close = _rebuild_close(decl, history, at, now, rewind)
     with collector.held_off():
         record = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq)
     state.append(home, view, record)
     return record
+
+
+def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
+    """``at`` itself, if it is a close a rebuild may take: one already processed (or, before
+    any, one already past). A later close would publish a window the next slide cannot
+    follow (events up to it would never be admitted)."""
+    window = decl.window
+    close = window.close_at_or_before(at)
+    if close != at:
+        raise UserError(
+            f"--at {format_time(at)} is not a close of view '{decl.name}'; the closes around it are "
+            f"{format_time(close)} and {format_time(close + window.slide)}")
+    last = history[-1].close if history else window.close_at_or_before(now)
+    if close > last:
+        what = "its last processed close" if history else "the last close before now"
+        raise UserError(
+            f"--at {format_time(at)} is after {what}, {format_time(last)}; rebuild takes a close "
+            "up to that one (`reasonlake slide` processes the closes after it)")
+    if history and close < last and not rewind:
+        raise UserError(
+            f"--at {format_time(at)} is before the last processed close, {format_time(last)}: rebuilding "
+            "there moves the view back (the next slide redoes the later closes); pass --rewind to do "
+            f"that, or read that close as it was with `reasonlake export {decl.name} --close {format_time(at)}`")
+    return close
 
 
 def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *,

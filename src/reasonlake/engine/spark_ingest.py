@@ -42,6 +42,7 @@ class Source:
     items: int
     rejected: int
     newest: int | None = None  # the latest item time (files only)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,8 @@ def _parsed_rows(file: str, sha: str, parsed) -> list[dict]:
     rows += [{"kind": "rejected", "file": file, "line": r.line, "raw": r.raw, "reason": r.reason}
              for r in parsed.rejected]
     rows.append({"kind": "file", "file": file, "sha256": sha, "line": len(parsed.items),
-                 "event": len(parsed.rejected), "ts": max((i.ts for i in parsed.items), default=None)})
+                 "event": len(parsed.rejected), "ts": max((i.ts for i in parsed.items), default=None),
+                 "reason": "\n".join(parsed.notes) or None})
     return rows
 
 
@@ -110,9 +112,10 @@ def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None
         raise IngestError(f"{fatal[0].reason} (nothing was ingested)")
     rank = {u: n for n, u in enumerate(order or [])}
     found = sorted(sources, key=lambda r: (rank.get(r.file, len(rank)), r.file))
-    # a file's summary row holds its counts of items (line) and rejected rows (event), and
-    # its latest item time (ts)
-    return Parsed(rows, [Source(r.file, r.sha256, r.line, r.event, r.ts) for r in found])
+    # a file's summary row holds its counts of items (line) and rejected rows (event), its
+    # latest item time (ts) and its notes (reason)
+    return Parsed(rows, [Source(r.file, r.sha256, r.line, r.event, r.ts,
+                                tuple(r.reason.split("\n")) if r.reason else ()) for r in found])
 
 
 def _parse_frame(file_key: str):
@@ -220,5 +223,6 @@ def write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: 
     if any(r[5] for r in records):
         for r in bad.orderBy("ingest_seq", "line").limit(REPORTED_REJECTIONS).collect():
             shown.setdefault(r.file, []).append((r.line, r.raw, r.reason))
-    return [IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())))
-            for r in records]
+    notes = {s.file: s.notes for s in parsed.sources}
+    return [IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())),
+                         notes=notes.get(r[2], ())) for r in records]

@@ -24,19 +24,46 @@ class CreateReport:
     active: dict
 
 
-def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> CreateReport:
+@dataclass(frozen=True)
+class CheckedView:
+    """A declaration compiled and checked against the registry, nothing written yet."""
+    decl: ViewDecl
+    program: object
+    background: frozenset
+    existing: bool
+    unchanged: bool
+
+
+def check_views(home: Home, decls: list[ViewDecl], *, rebuild: bool) -> list[CheckedView]:
+    """Every declaration compiled and checked before any is written: a call creating several
+    views creates all of them or, naming the first problem, none."""
+    by_folded: dict[str, ViewDecl] = {}
+    for decl in decls:
+        first = by_folded.setdefault(decl.name.lower(), decl)
+        if first is not decl:
+            raise ViewChangedError(
+                f"view '{decl.name}' is declared twice in one call (as '{first.name}' too); "
+                "view names are case-insensitive: give each view its own name", code="RL151")
+    registered = {row.name: row for row in home.table("views").collect()}
+    return [_check(home, decl, registered, rebuild) for decl in decls]
+
+
+def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> CheckedView:
+    clash = [name for name in registered if name.lower() == decl.name.lower() and name != decl.name]
+    if clash:
+        raise ViewChangedError(
+            f"view '{decl.name}' would share its name with view '{clash[0]}' in SQL, where names "
+            f"are case-insensitive; rename it or change '{clash[0]}' itself", code="RL151")
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = load_tbox(decl.background) if decl.background else frozenset()
     if decl.repair != "none":
         from reasonlake.compile.normal_form import for_view
 
         for_view(decl, program)  # a recursive negative inclusion fails here, named
-    existing = home.table("views").where(F.col("name") == decl.name).collect()
-    report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
-    if existing and existing[0].fingerprint == decl.fingerprint():
-        return CreateReport(outcome="unchanged", **report)
-    if existing and not rebuild:
-        old = ViewDecl.from_json(existing[0].definition)
+    existing = registered.get(decl.name)
+    unchanged = existing is not None and existing.fingerprint == decl.fingerprint()
+    if existing is not None and not unchanged and not rebuild:
+        old = ViewDecl.from_json(existing.definition)
         changed = [
             f for f, a, b in (
                 ("stream", old.stream, decl.stream), ("profile", old.profile, decl.profile),
@@ -51,6 +78,14 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
             f"view '{decl.name}' exists with a different {', '.join(changed)}; pass --rebuild "
             "to rematerialize it from the events with the new definition"
         )
+    return CheckedView(decl, program, background, existing is not None, unchanged)
+
+
+def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
+    decl, program, background = checked.decl, checked.program, checked.background
+    report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
+    if checked.unchanged:
+        return CreateReport(outcome="unchanged", **report)
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
@@ -62,7 +97,7 @@ def create_view(home: Home, decl: ViewDecl, *, rebuild: bool, now: int) -> Creat
         from reasonlake.engine import repair
 
         repair.create(home, decl.name)
-    if not existing:
+    if not checked.existing:
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
     history = state.lineage(home, decl.name)

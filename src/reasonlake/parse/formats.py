@@ -14,6 +14,7 @@ columns, a triples file without ``ts``) raise ``IngestError``.
 """
 from __future__ import annotations
 
+import codecs
 import csv
 import gc
 import io
@@ -31,6 +32,8 @@ from rdflib.plugins.stores.memory import Memory
 from reasonlake import vocab
 from reasonlake.declare.durations import TIME_HELP, parse_time
 from reasonlake.errors import IngestError, TimeFormatError
+from reasonlake.parse import turtle_units
+from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import (
     GRAPH,
     OBJECT,
@@ -48,6 +51,7 @@ from reasonlake.parse.terms import (
 SKOLEM_PREFIX = "urn:reasonlake:genid:"
 SUPPORTED_SUFFIXES = (".jsonl", ".csv", ".nq", ".trig", ".nt", ".ttl")
 ROW_FIELDS = ("s", "p", "o", "ts")
+_ROW_FIELD_SET = frozenset(ROW_FIELDS)
 
 _FIELD_POSITION = {"s": SUBJECT, "p": PREDICATE, "o": OBJECT}
 _STATEMENT_POSITIONS = (SUBJECT, PREDICATE, OBJECT, GRAPH)
@@ -91,6 +95,7 @@ class Rejected:
 class ParsedFile:
     items: list[StreamItem]
     rejected: list[Rejected]
+    notes: tuple[str, ...] = ()  # what was read but not kept, for the ingest's report
 
 
 def parse_file(path: Path, *, ts: int | None = None, file_key: str) -> ParsedFile:
@@ -143,7 +148,17 @@ def parse_bytes(name: str, data: bytes, *, ts: int | None = None, file_key: str)
             gc.enable()
     # Readers reject as they find problems, which for graph formats is not file order.
     out.rejected.sort(key=lambda rejected: rejected.line)
-    return ParsedFile(out.items, out.rejected)
+    return ParsedFile(out.items, out.rejected, _notes(out.unkept))
+
+
+def _notes(unkept: dict[str, int | None]) -> tuple[str, ...]:
+    """One line naming the fields or columns read but not kept (the README's input policy:
+    extra fields are allowed and reported; the rows' s, p, o and ts are ingested)."""
+    if not unkept:
+        return ()
+    named = ", ".join(f"'{name}'" + (f" (in {count} rows)" if count else "") for name, count in unkept.items())
+    return (f"not kept: {named}; a row holds s, p, o and ts only (drop them before ingest to "
+            "silence this)",)
 
 
 class _Collector:
@@ -152,6 +167,8 @@ class _Collector:
     def __init__(self, file_key: str):
         self.items: list[StreamItem] = []
         self.rejected: list[Rejected] = []
+        # fields (JSONL, with their row counts) and columns (CSV) other than s, p, o, ts
+        self.unkept: dict[str, int | None] = {}
         self._skolem = f"<{SKOLEM_PREFIX}{file_key}:"
 
     def reject(self, line: int, raw: str, reason: str) -> None:
@@ -212,7 +229,7 @@ def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None
             out.reject(number, _printable(line), _NOT_UTF8_REASON)
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_object)
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             out.reject(number, line, f"invalid JSON: {detail}; write one object per line such as "
@@ -222,7 +239,33 @@ def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None
         if not isinstance(row, dict):
             out.reject(number, line, f"expected a JSON object with fields s, p, o, ts, got {_json_kind(row)}")
             continue
-        _row(out, row, number, line, event - 1)
+        _row(out, row, number, line, event - 1, _unkept(row, out))
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it was given twice (json keeps the last)."""
+    repeated: tuple = ()
+
+
+def _object(pairs: list) -> dict:
+    row = _Object(pairs)
+    if len(row) != len(pairs):
+        seen: set = set()
+        row.repeated = tuple(sorted({k for k, _ in pairs if k in seen or seen.add(k)}))
+    return row
+
+
+def _unkept(row: dict, out: _Collector) -> str | None:
+    """Fields other than s, p, o, ts are counted for the file's notes (they are not kept);
+    a field given twice is the row's rejection (which value was meant cannot be told)."""
+    if len(row) != 4 or getattr(row, "repeated", ()):
+        for key in row:
+            if key not in _ROW_FIELD_SET:
+                out.unkept[key] = out.unkept.get(key, 0) + 1
+    repeated = getattr(row, "repeated", ())
+    if repeated:
+        return "; ".join(f"field '{key}' appears more than once; keep one" for key in repeated)
+    return None
 
 
 def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
@@ -230,8 +273,11 @@ def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
     lines = list(io.StringIO(text, newline=""))
     # strict: a stray quote such as "a"b is reported for its row instead of being guessed at
     reader = csv.reader(lines, strict=True)
-    columns = _csv_columns(path, reader)
-    width = max(columns.values()) + 1
+    columns, header = _csv_columns(path, reader)
+    header_width, needed = len(header), max(columns.values()) + 1
+    for index, name in enumerate(header):
+        if index not in columns.values() and name.strip():
+            out.unkept[name.strip()] = None  # a whole column: named once, not per row
     event = 0
     while True:
         start = reader.line_num
@@ -255,11 +301,21 @@ def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
             out.reject(start + 1, _printable(raw), _NOT_UTF8_REASON)
             continue
         row = {name: cells[index] for name, index in columns.items() if index < len(cells)}
-        short = f"the row has only {len(cells)} columns" if len(cells) < width else None
-        _row(out, row, start + 1, raw, event - 1, short)
+        _row(out, row, start + 1, raw, event - 1, _csv_shape(cells, header_width, needed))
 
 
-def _csv_columns(path: str, reader: Iterator[list[str]]) -> dict[str, int]:
+def _csv_shape(cells: list[str], header_width: int, needed: int) -> str | None:
+    """Why a CSV row would be misread: too few cells for s, p, o and ts, or more cells than
+    the header names (an unquoted comma, usually: the cells past it would be lost)."""
+    if len(cells) < needed:
+        return f"the row has only {len(cells)} columns"
+    if len(cells) > header_width:
+        return (f"the row has {len(cells)} cells but the header names {header_width} columns; quote "
+                "fields that hold commas")
+    return None
+
+
+def _csv_columns(path: str, reader: Iterator[list[str]]) -> tuple[dict[str, int], list[str]]:
     try:
         for header in reader:
             if any(cell.strip() for cell in header):
@@ -282,7 +338,7 @@ def _csv_columns(path: str, reader: Iterator[list[str]]) -> dict[str, int]:
             f"{path}: the CSV header has no column {', '.join(map(repr, missing))} (found {found}); "
             "the first row must name the columns s,p,o,ts"
         )
-    return columns
+    return columns, header
 
 
 def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str | None = None) -> None:
@@ -290,7 +346,7 @@ def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str 
     s, p, o, time = row.get("s"), row.get("p"), row.get("o"), row.get("ts")
     # Fast path for the usual good row; any failure falls through to the full checks,
     # which collect every problem of the row for its rejection.
-    if type(s) is str and type(p) is str and type(o) is str and type(time) in (str, int):
+    if note is None and type(s) is str and type(p) is str and type(o) is str and type(time) in (str, int):
         try:
             terms = (normalize_term(s, SUBJECT), normalize_term(p, PREDICATE), normalize_term(o, OBJECT))
             stamp = parse_time(time, what="field 'ts'")
@@ -419,26 +475,38 @@ class _OrderedStore(Memory):
 
 
 def _rdflib_quads(data: bytes, out: _Collector, *, named: bool) -> list[_Quad]:
-    """Turtle (named=False) or TriG (named=True) through rdflib, in file order."""
-    store = _OrderedStore()
+    """Turtle (named=False) or TriG (named=True) through rdflib, in file order. A document
+    rdflib cannot parse whole is parsed statement by statement (``turtle_units``): a bad
+    statement costs itself, with its line, and the rest is kept."""
     label = "TriG" if named else "Turtle"
-    sink = Dataset(store=store) if named else Graph(store=store)
+    if data.startswith(codecs.BOM_UTF8):  # allowed here as in every other format
+        data = data[len(codecs.BOM_UTF8):]
     try:
-        with warnings.catch_warnings():
-            # rdflib's TriG parser calls its own deprecated APIs; the user can do nothing about it
-            warnings.simplefilter("ignore", DeprecationWarning)
-            sink.parse(data=data, format=label.lower(), publicID=_RELATIVE_BASE)
-    except Exception as exc:  # noqa: BLE001 - any failure of the parser on user data means "cannot parse"
-        out.reject(*_parse_failure(data, exc, label))
-        return []
-    labels: dict[BNode, str] = {}
+        added = _rdflib_parse(data, named)
+    except Exception as whole:  # noqa: BLE001 - any failure of the parser on user data means "cannot parse"
+        return _unit_by_unit(data, out, named, whole)
+    return _to_quads(added, out, named, {}, line=0)
+
+
+def _rdflib_parse(data: bytes | str, named: bool) -> list[tuple]:
+    store = _OrderedStore()
+    sink = Dataset(store=store) if named else Graph(store=store)
+    with as_written(), warnings.catch_warnings():
+        # rdflib's TriG parser calls its own deprecated APIs; the user can do nothing about it
+        warnings.simplefilter("ignore", DeprecationWarning)
+        sink.parse(data=data, format="trig" if named else "turtle", publicID=_RELATIVE_BASE)
+    return store.added
+
+
+def _to_quads(added: list[tuple], out: _Collector, named: bool, labels: dict[BNode, str], *,
+              line: int) -> list[_Quad]:
     seen: set[tuple] = set()
     found: list[_Quad] = []
-    for quad in store.added:
+    for quad in added:
         if quad in seen:
             continue
         seen.add(quad)
-        s, p, o, g = quad
+        s, p, o, g = (_label_node(node) for node in quad)
         graph = g if named and g != DATASET_DEFAULT_GRAPH_ID else None
         try:
             terms = [
@@ -447,12 +515,52 @@ def _rdflib_quads(data: bytes, out: _Collector, *, named: bool) -> list[_Quad]:
                 if node is not None
             ]
         except TermError as exc:
-            out.reject(0, _rdflib_raw(s, p, o, graph), exc.reason)
+            out.reject(line, _rdflib_raw(s, p, o, graph), exc.reason)
             continue
         name = terms[3] if len(terms) == 4 else None
         raw = " ".join(terms) + " ."
-        found.append(_Quad(terms[0], terms[1], terms[2], name, 0, raw))
+        found.append(_Quad(terms[0], terms[1], terms[2], name, line, raw))
     return found
+
+
+def _label_node(node: object) -> object:
+    """A blank node label written as an IRI for a statement parsed alone, back as that node."""
+    if isinstance(node, URIRef) and str(node).startswith(turtle_units.LABEL_PREFIX):
+        return BNode("rl" + str(node)[len(turtle_units.LABEL_PREFIX):])
+    return node
+
+
+def _unit_by_unit(data: bytes, out: _Collector, named: bool, whole: Exception) -> list[_Quad]:
+    label = "TriG" if named else "Turtle"
+    text = data.decode("utf-8", errors="surrogateescape")
+    directives: list[str] = []
+    labels: dict[BNode, str] = {}
+    found: list[_Quad] = []
+    pieces = turtle_units.units(text, graphs=named)
+    for unit in pieces:
+        if _not_utf8(unit.text):
+            out.reject(unit.line, _printable(unit.text), _NOT_UTF8_REASON)
+            continue
+        if unit.directive:
+            directives.append(unit.text)
+            continue
+        document = "\n".join(directives) + "\n" + turtle_units.labels_as_iris(unit.text) + "\n"
+        try:
+            added = _rdflib_parse(document.encode("utf-8"), named)
+        except Exception as exc:  # noqa: BLE001
+            reason = _unit_failure(exc, label)
+            out.reject(unit.line, unit.text if len(unit.text) <= 2000 else unit.text[:2000] + "...", reason)
+            continue
+        found += _to_quads(added, out, named, labels, line=unit.line)
+    if not pieces:  # nothing could be cut out: report the parser's own finding
+        out.reject(*_parse_failure(data, whole, label))
+    return found
+
+
+def _unit_failure(exc: Exception, label: str) -> str:
+    message = str(exc).strip()
+    why = getattr(exc, "_why", None) or (message.splitlines()[0] if message else type(exc).__name__)
+    return f"cannot parse the statement as {label}: {why}; fix it and ingest the file again"
 
 
 def _from_rdflib(node: object, position: str, labels: dict[BNode, str]) -> str:

@@ -1,23 +1,20 @@
 """Single RDF terms in N-Triples syntax: check them and return one canonical spelling.
 
 Every term inside reasonlake is a string in N-Triples syntax, so two spellings of the same
-term (``\\u0041`` and ``A``, ``"5"^^xsd:int`` and ``"05"^^xsd:int``) must become one string
+term (``\\u0041`` and ``A``, ``"a"^^xsd:string`` and ``"a"``) must become one string
 before they are hashed into ids. The canonical form is canonical N-Triples:
 
 * IRIs ``<...>`` with ``\\u`` escapes decoded;
 * literals with only ``"``, ``\\`` and control characters escaped, language tags in lower
   case, ``^^xsd:string`` dropped (RDF 1.1 makes it the same term as a plain literal) and the
-  lexical form normalised the way rdflib normalises it, so terms read by rdflib's Turtle
-  and TriG parsers come out the same as terms read here;
+  lexical form exactly as written (``"05"^^xsd:int`` stays ``"05"``: a store returns the
+  form it was given, see ``parse/lexical.py``);
 * blank nodes ``_:label`` unchanged (the caller skolemizes them).
 """
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
-
-from rdflib import Literal, URIRef
 
 from reasonlake.vocab import RDF, XSD
 
@@ -42,16 +39,6 @@ class TermError(ValueError):
         super().__init__(reason)
         self.reason = reason
 
-
-class _DropIllTypedWarnings(logging.Filter):
-    # rdflib logs a warning with a full traceback for every ill-typed literal such as
-    # "abc"^^xsd:int. Such literals are legal RDF and are kept as written, so a million-row
-    # file would otherwise flood the log with noise that tells the user nothing.
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("Failed to convert Literal lexical form")
-
-
-logging.getLogger("rdflib.term").addFilter(_DropIllTypedWarnings())
 
 # The common case, an absolute IRI with no escapes, is accepted by one regex and returned
 # as written; everything else goes through the slower checks below.
@@ -241,15 +228,9 @@ def literal_term(lexical: str, language: str | None = None, datatype: str | None
         return _quote(lexical)
     if datatype == RDF_LANGSTRING:
         raise TermError(f"literal {_show(_quote(lexical))} has datatype rdf:langString but no language tag; write \"...\"@en")
-    # rdflib rewrites some lexical forms of known datatypes ("05"^^xsd:int becomes "5");
-    # doing the same here keeps rows read by this module equal to rows read by rdflib.
-    normal = str(Literal(lexical, datatype=_datatype(datatype)))
-    return f"{_quote(normal)}^^<{datatype}>"
-
-
-@lru_cache(maxsize=1024)
-def _datatype(iri: str) -> URIRef:
-    return URIRef(iri)
+    # The lexical form is kept as written: "05"^^xsd:int and "5"^^xsd:int are two terms
+    # with one value, and an ill-typed "yes"^^xsd:boolean is data (parse/lexical.py).
+    return f"{_quote(lexical)}^^<{datatype}>"
 
 
 def _quote(lexical: str) -> str:

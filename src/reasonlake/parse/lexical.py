@@ -1,0 +1,49 @@
+"""Literals as written: rdflib's parsers must not rewrite lexical forms.
+
+rdflib by default replaces a literal's lexical form with the canonical spelling of its
+value (``"05"^^xsd:int`` becomes ``"5"``, ``"yes"^^xsd:boolean`` becomes ``"false"``,
+``"1e400"^^xsd:double`` becomes ``"inf"``). An RDF store returns the lexical form it was
+given: two spellings of one value are two terms, and an ill-typed literal is data to keep,
+not a value to guess. Every rdflib parse of user data runs inside ``as_written``.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import warnings
+from contextlib import contextmanager
+from typing import Iterator
+
+import rdflib
+
+_LOCK = threading.RLock()
+
+
+class _DropIllTypedWarnings(logging.Filter):
+    # rdflib logs a warning with a full traceback for every ill-typed literal such as
+    # "abc"^^xsd:int. Such literals are legal RDF and are kept as written, so a million-row
+    # file would otherwise flood the log with noise that tells the user nothing.
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Failed to convert Literal lexical form")
+
+
+logging.getLogger("rdflib.term").addFilter(_DropIllTypedWarnings())
+
+
+@contextmanager
+def as_written() -> Iterator[None]:
+    """rdflib keeps lexical forms while inside; the process-wide setting is restored after.
+
+    The setting is a module global of rdflib, so parses in threads of one process take
+    turns (the lock); a parse in Spark's Python workers runs in a process of its own.
+    """
+    with _LOCK:
+        previous = rdflib.NORMALIZE_LITERALS
+        rdflib.NORMALIZE_LITERALS = False
+        try:
+            with warnings.catch_warnings():
+                # "Parsing weird boolean": rdflib warns of the ill-typed literals kept here
+                warnings.filterwarnings("ignore", message="Parsing weird boolean", category=UserWarning)
+                yield
+        finally:
+            rdflib.NORMALIZE_LITERALS = previous

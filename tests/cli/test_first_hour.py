@@ -1,0 +1,106 @@
+"""What a new user meets first: mistakes answered before Spark starts (exit 1, one line
+naming the fix), output with headers, --home anywhere, SQL errors that list the tables,
+literals exported exactly as written, and rebuilds that never move a view unasked."""
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.helpers import ex, jsonl, simple_view
+from tests.conftest import CliRunner, write
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+# Lexical forms rdflib would rewrite ("yes" to "false", Arabic-Indic digits to "12",
+# "1e400" to "inf", nanoseconds cut and the Z dropped): each must come back as written.
+AS_WRITTEN = [
+    f'"yes"^^<{XSD}boolean>', f'"maybe"^^<{XSD}boolean>', f'"\u0661\u0662"^^<{XSD}integer>',
+    f'"1_000"^^<{XSD}integer>', f'"1e400"^^<{XSD}double>', f'"05"^^<{XSD}int>',
+    f'"2026-11-22T10:00:00.123456789Z"^^<{XSD}dateTime>',
+]
+
+
+@pytest.fixture
+def bare(tmp_path, capsys, monkeypatch):
+    """A CLI whose commands fail the test if they reach the point of starting Spark."""
+    def started(*_args, **_kwargs):
+        raise AssertionError("the command started Spark before checking its arguments")
+
+    monkeypatch.setattr("reasonlake.api.get_spark", started)
+    return CliRunner(tmp_path / "lake", capsys)
+
+
+def test_mistakes_are_answered_before_spark_starts_with_exit_1(bare, tmp_path, capsys):
+    from reasonlake.cli import main
+
+    triples = write(tmp_path / "one.nt", f"{ex('a')} {ex('p')} {ex('b')} .\n")
+    bare("ingest", "social", str(triples), expect=1)
+    assert "pass --ts TIME" in bare.last_err
+    bare("ingest", "social", str(tmp_path / "missing.jsonl"), expect=1)
+    assert "no such file or folder" in bare.last_err
+    bare("ingest", "", str(triples), "--ts", "0", expect=1)
+    assert "not a stream name" in bare.last_err
+    bare("export", "v", "-o", str(tmp_path / "no-folder" / "x.nt"), expect=1)
+    assert "does not exist; create it first" in bare.last_err
+    bare("export", "v", "-o", str(tmp_path), expect=1)
+    assert "is a folder" in bare.last_err
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes("name: caf\xe9\n".encode("latin-1"))
+    bare("view", "create", str(latin1), expect=1)
+    assert "not UTF-8" in bare.last_err and "line 1" in bare.last_err
+    bare("view", "create", str(tmp_path), expect=1)
+    assert "is a folder" in bare.last_err
+    repeated = write(tmp_path / "twice.yaml", simple_view(tmp_path).read_text() + "profile: rdfs\n")
+    bare("view", "create", str(repeated), expect=1)
+    assert "field 'profile' is given twice" in bare.last_err
+    bare("view", "create", str(simple_view(tmp_path, name="huge", width="999999999999d")), expect=1)
+    assert "longer than 100 years" in bare.last_err
+    assert main(["--home", str(write(tmp_path / "a-file", "x")), "init"]) == 1
+    assert "is a file, not a folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:  # argparse's own mistakes: 1 too, not 2
+        main(["--home", str(bare.home), "no-such-command"])
+    assert usage.value.code == 1
+
+
+def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
+    from reasonlake.cli import HISTORY_HEADER, main
+
+    cli("view", "create", str(simple_view(tmp_path)))
+    rows = [(ex(f"r{n}"), ex("value"), literal, 2000) for n, literal in enumerate(AS_WRITTEN)]
+    cli("ingest", "s", str(jsonl(tmp_path / "values.jsonl", rows)))
+    turtle = "".join(f"{ex(f't{n}')} {ex('value')} {literal} .\n" for n, literal in enumerate(AS_WRITTEN))
+    cli("ingest", "s", str(write(tmp_path / "values.ttl", turtle)), "--ts", "1970-01-01T00:00:03Z")
+    out = cli("slide", "v", "--until", "1970-01-01T00:00:05Z").splitlines()
+    assert out[0] == HISTORY_HEADER and [line[:24] for line in out[1:]] == [
+        "1970-01-01T00:00:04.000Z", "1970-01-01T00:00:05.000Z"], out
+    # literals come back exactly as written, from JSONL and from Turtle
+    exported = set(cli("export", "v").splitlines())
+    wanted = {f"{s} {p} {o} ." for s, p, o, _ in rows}
+    wanted |= {f"{ex(f't{n}')} {ex('value')} {literal} ." for n, literal in enumerate(AS_WRITTEN)}
+    assert wanted - exported == set(), exported
+    # a SQL mistake: one line on stderr, naming the tables there are
+    cli("sql", "SELECT * FROM nope", expect=1)
+    lines = [line for line in cli.last_err.splitlines() if line.strip()]
+    assert len(lines) == 1, cli.last_err
+    assert "TABLE_OR_VIEW_NOT_FOUND" in lines[0] and lines[0].endswith("the tables are: rl_events, "
+                                                                      "rl_ingests, rl_late, rl_quarantine, rl_view_state, rl_views, v"), lines[0]
+    # why a fact is there, and after the next close why it is not: it expired
+    yes = f"{ex('r0')} {ex('value')} {AS_WRITTEN[0]}"
+    assert "is in view v at its last close 1970-01-01T00:00:05.000Z: a stream item, origin at " \
+        "1970-01-01T00:00:02.000Z; expires at 1970-01-01T00:00:06.000Z" in cli("explain", "v", "--removed", yes)
+    cli("slide", "v", "--until", "1970-01-01T00:00:06Z")
+    why = cli("explain", "v", "--removed", yes)
+    assert "was last in view v at close 1970-01-01T00:00:05.000Z" in why and \
+        "left at close 1970-01-01T00:00:06.000Z: it expired" in why, why
+    # rebuild: only a processed close, and moving the view back only when asked
+    cli("rebuild", "v", "--at", "2030-01-01T00:00:00Z", expect=1)
+    assert "after its last processed close, 1970-01-01T00:00:06.000Z" in cli.last_err
+    cli("rebuild", "v", "--at", "1970-01-01T00:00:04.500Z", expect=1)
+    assert "is not a close" in cli.last_err and "1970-01-01T00:00:04.000Z" in cli.last_err
+    cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", expect=1)
+    assert "before the last processed close" in cli.last_err and "--rewind" in cli.last_err
+    out = cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", "--rewind")
+    assert "rematerialized from scratch at 1970-01-01T00:00:04.000Z" in out and "2 later close(s)" in out, out
+    # --home after the verb
+    capsys.readouterr()
+    assert main(["history", "v", "--home", str(cli.home)]) == 0
+    history = capsys.readouterr().out.splitlines()
+    assert history[0] == HISTORY_HEADER and history[-1].startswith("1970-01-01T00:00:04.000Z"), history
