@@ -85,6 +85,11 @@ class Lakehouse:
         return read.ntriples(self.home, name, close, version)
 
     def sql(self, query: str):
+        """A query over the views (each a table named after it) and the rl_* system tables;
+        statements that write, or read paths outside the home, are refused (``sql_guard``)."""
+        from reasonlake.engine.sql_guard import check_read_only
+
+        check_read_only(query, self.home.root)
         self.home.require_init()
         read.register_sql_views(self.home)
         return self.spark.sql(query)

@@ -152,7 +152,10 @@ def _run(args) -> int:
         for file in args.files:  # fail on a bad file before starting Spark
             load_view(file)
         for report in _lakehouse(args).create_views(args.files, rebuild=args.rebuild):
-            print(f"view {report.name}: {report.outcome}")
+            r = report.rebuilt
+            done = (f" at its last close {format_time(r.close)} ({r.admitted} items, {r.derived} derived; "
+                    f"Delta version {r.version})") if r is not None else ""
+            print(f"view {report.name}: {report.outcome}{done}")
             for axiom, reason in report.ignored:
                 print(f"  warning: ignored axiom {axiom} ({reason})", file=sys.stderr)
         return 0

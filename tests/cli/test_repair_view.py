@@ -2,6 +2,8 @@
 their introduction, disproving a disproof, the audit trail and the repair job."""
 from __future__ import annotations
 
+import json
+
 from tests.cli.helpers import EX, TYPE, ex, jsonl, violations, violations_status
 from tests.conftest import write
 
@@ -104,8 +106,10 @@ def test_functional_property_reactor_newest_status_wins_and_its_consequences_go(
     assert low not in set(cli("export", "reactor", "--version", versions[1]).splitlines())
     why = cli("explain", "reactor", "--removed", low)
     assert "prp-fp" in why and ex("high") in why
-    sql = cli("sql", "SELECT rule, removed FROM reactor_repairs", "--format", "csv")
-    assert "prp-fp" in sql and "low" in sql
+    sql = cli("sql", "SELECT rule, removed, conflict FROM reactor_repairs", "--format", "json")
+    (logged,) = [json.loads(line) for line in sql.splitlines()]
+    assert logged["rule"] == "prp-fp" and logged["removed"] == low, logged
+    assert logged["conflict"] == sorted([low, f"{ex('reactor')} {ex('temperatureStatus')} {ex('high')} ."]), logged
     assert violations(cli, "reactor") == set()
     assert violations_status(cli, "reactor") == "view reactor at 1970-01-01T00:01:00.000Z: consistent"
 

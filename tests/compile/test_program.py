@@ -84,3 +84,9 @@ def test_a_hierarchy_past_the_pair_budget_fails_with_the_limit_and_the_fix(monke
     with pytest.raises(ViewDeclarationError, match=r"more than 1,000 \(sub, super\) pairs.*REASONLAKE_MAX_SCHEMA_PAIRS") as err:
         compile_program(chain, "rdfs")
     assert err.value.code == "RL112"
+
+
+def test_owl_imports_is_reported_not_followed():
+    imports = ("<http://e/onto>", "<http://www.w3.org/2002/07/owl#imports>", "<http://e/other>")
+    ignored = dict(compile_program(frozenset({imports}), "owl2rl").ignored)
+    assert "owl:imports is not followed" in ignored[" ".join(imports) + " ."]

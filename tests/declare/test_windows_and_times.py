@@ -46,3 +46,17 @@ def test_window_with_offset_start_and_wide_slide():
     assert w.expiration_pane(3_000) == 17_000  # in at 12 (3 > 2), out at 17 (3 <= 7)
     assert w.expiration_pane(7_000) == 17_000
     assert w.expiration_pane(7_001) == 22_000
+
+
+def test_view_files_refuse_aliases_and_repeated_keys(tmp_path):
+    from reasonlake.declare.view import load_view
+    from reasonlake.errors import ViewDeclarationError
+
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text('a: &a ["x","x"]\nb: &b [*a,*a]\nc: &c [*b,*b]\nname: v\n')
+    with pytest.raises(ViewDeclarationError, match=r"line 2: YAML aliases \(\*name\) are not allowed"):
+        load_view(bomb)
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("name: v\nstream: s\nname: w\n")
+    with pytest.raises(ViewDeclarationError, match="line 3: field 'name' is given twice"):
+        load_view(twice)

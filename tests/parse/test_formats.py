@@ -597,3 +597,17 @@ def test_ill_typed_literals_are_kept_without_log_noise(tmp_path, caplog):
     parsed = parse(tmp_path, "s.ttl", f"{e('a')} {e('p')} {value} .\n", ts=1)
     assert parsed.items[0].o == value
     assert not [r for r in caplog.records if r.name.startswith("rdflib")]
+
+
+def test_csv_literal_without_its_own_quotes_is_told_how_to_write_them(tmp_path):
+    text = f"s,p,o,ts\n{e('a')},{e('p')},\"hello, world\",1000\n{e('a')},{e('p')},\"\"\"hello, world\"\"\",1000\n"
+    parsed = parse(tmp_path, "s.csv", text)
+    assert [i.o for i in parsed.items] == ['"hello, world"']
+    assert only_reason(parsed).endswith('write """hello, world""" for the literal "hello, world"')
+
+
+def test_jsonl_nested_too_deeply_costs_only_its_row(tmp_path):
+    text = jsonl(row(), "[" * 100_000 + "]" * 100_000, row(o=e("c")))
+    parsed = parse(tmp_path, "s.jsonl", text)
+    assert len(parsed.items) == 2
+    assert only_reason(parsed).startswith("the JSON nests too deeply")

@@ -96,7 +96,7 @@ _CONTAINER_MEMBERSHIP, _MEMBER = iri(RDFS + "ContainerMembershipProperty"), iri(
 # Declarations and annotations: they state nothing a rule of these profiles uses.
 _INERT_PREDICATES = {
     iri(RDFS + x) for x in ("label", "comment", "seeAlso", "isDefinedBy")
-} | {iri(OWL + x) for x in ("versionInfo", "imports", "priorVersion", "versionIRI", "deprecated")}
+} | {iri(OWL + x) for x in ("versionInfo", "priorVersion", "versionIRI", "deprecated")}
 # prp-ap (OWL 2 RL, Table 5): one premise-less instantiation per built-in annotation property.
 _BUILTIN_ANNOTATION_PROPERTIES = (
     "rdfs:label", "rdfs:comment", "rdfs:seeAlso", "rdfs:isDefinedBy", "owl:deprecated",
@@ -161,6 +161,11 @@ def compile_program(
             symmetric.add(s)
         elif p in _INERT_PREDICATES or (p == TYPE and o in _INERT_TYPES):
             continue
+        elif p == iri(OWL + "imports"):
+            # nothing is fetched over the network at compile time: an import would make the
+            # view's rules depend on a remote file that can change under an unchanged fingerprint
+            ignored.append((f"{s} {p} {o} .", "owl:imports is not followed; download the imported "
+                            "ontology and list it in the view's ontology field"))
         elif p in (iri(RDF + "first"), iri(RDF + "rest")):
             continue  # list cells: reported through the axiom that uses the list
         elif not _schema_term(p) and not (p == TYPE and _schema_term(o)):

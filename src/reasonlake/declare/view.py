@@ -124,9 +124,22 @@ class _RepeatedKey(Exception):
         self.key, self.line = key, line
 
 
+class _Alias(Exception):
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
+
+
 class _StrictLoader(yaml.SafeLoader):
     """YAML's safe loader, except that a key given twice in a mapping is an error (YAML
-    keeps the last silently, so an edited window could be ignored without a word)."""
+    keeps the last silently, so an edited window could be ignored without a word), and
+    aliases (*name) are refused: a view file needs none, and nested aliases expand to
+    billions of nodes (a few hundred bytes can take the machine's memory)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise _Alias(self.peek_event().start_mark.line + 1)
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node, deep=False):
         seen = set()
@@ -163,6 +176,9 @@ def load_view(path: str | Path) -> ViewDecl:
         raw = yaml.load(_text(path, "view file"), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
     except FileNotFoundError:
         raise ViewDeclarationError(f"{path}: no such view file") from None
+    except _Alias as exc:
+        raise ViewDeclarationError(f"{path}: line {exc.line}: YAML aliases (*name) are not allowed in a view "
+                                   "file; write the value out") from None
     except _RepeatedKey as exc:
         raise ViewDeclarationError(f"{path}: line {exc.line}: field '{exc.key}' is given twice; keep one") from None
     except yaml.YAMLError as exc:

@@ -57,13 +57,14 @@ class Home:
         return migrate.apply_pending(self.spark, self.root)
 
     def require_init(self) -> None:
-        from delta.tables import DeltaTable
-
         if self.ready:
             return
-        if not DeltaTable.isDeltaTable(self.spark, self.path("_migrations")):
+        # One read of the migrations log answers both questions (is this a home, is it
+        # current): in a fresh process each Delta read of a table costs seconds.
+        applied = self._applied()
+        if applied is None:
             raise UserError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
-        pending = [name for v, name in migrate.available() if v not in self._applied()]
+        pending = [name for v, name in migrate.available() if v not in applied]
         if pending:
             raise UserError(
                 f"{self.root} needs migrations {', '.join(pending)}; "
@@ -71,8 +72,17 @@ class Home:
             )
         self.ready = True
 
-    def _applied(self) -> set[int]:
-        return {r.version for r in self.table("_migrations").select("version").collect()}
+    def _applied(self) -> set[int] | None:
+        """The versions of the applied migrations; None where there is no migrations log."""
+        from pyspark.errors import AnalysisException
+
+        try:
+            return {r.version for r in self.table("_migrations").select("version").collect()}
+        except AnalysisException as exc:
+            if "PATH_NOT_FOUND" in str(exc) or "DELTA_MISSING_DELTA_TABLE" in str(exc) or \
+                    "is not a Delta table" in str(exc):
+                return None
+            raise
 
     # -- views ----------------------------------------------------------------------------
     def view(self, name: str) -> ViewDecl:

@@ -122,7 +122,8 @@ def register_sql_views(home: Home) -> list[str]:
 
 
 def repairs_decoded(home: Home, view: str) -> DataFrame:
-    """The repair log with triples as N-Triples: close, rule, removed, removed_at, winners."""
+    """The repair log with triples as N-Triples: close, version, mode, rule, removed,
+    removed_at, conflict (the conflict set) and winners (its newer members that stay)."""
     from reasonlake.engine import repair
 
     log = home.spark.read.format("delta").load(repair.repairs_path(home, view))
@@ -139,8 +140,11 @@ def repairs_decoded(home: Home, view: str) -> DataFrame:
     removed = text("removed_triple", keyed, "removed")
     winners = text("winner", keyed.select("rid", F.explode("winners").alias("w")), "w").groupBy("rid").agg(
         F.sort_array(F.collect_list("winner")).alias("winner_triples"))
-    return removed.join(winners, "rid", "left").select(
+    conflict = text("member", keyed.select("rid", F.explode("conflict").alias("c")), "c").groupBy("rid").agg(
+        F.sort_array(F.collect_list("member")).alias("conflict_triples"))
+    return removed.join(winners, "rid", "left").join(conflict, "rid", "left").select(
         F.timestamp_millis("close").alias("close"), "version", "mode", "rule",
         F.col("removed_triple").alias("removed"), F.timestamp_millis(F.col("removed.ts")).alias("removed_at"),
+        F.coalesce("conflict_triples", F.array().cast("array<string>")).alias("conflict"),
         F.coalesce("winner_triples", F.array().cast("array<string>")).alias("winners"),
     )

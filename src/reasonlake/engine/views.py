@@ -22,6 +22,7 @@ class CreateReport:
     outcome: str  # created | unchanged | rebuilt
     ignored: tuple[tuple[str, str], ...]  # axioms the profile does not use
     active: dict
+    rebuilt: object = None  # the close record a rebuild published (state.Published), if any
 
 
 @dataclass(frozen=True)
@@ -103,16 +104,17 @@ def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
     history = state.lineage(home, decl.name)
     from reasonlake.engine.slide import rebuild as rebuild_view
 
+    record = None
     if history:
-        rebuild_view(home, decl.name, history[-1].close, now=now)
+        record = rebuild_view(home, decl.name, history[-1].close, now=now)
         if decl.repair != "none":  # the new definition may find conflicts the old one did not
             from reasonlake.engine.slide import repair_job
 
-            repair_job(home, decl.name)
+            record = repair_job(home, decl.name)[0] or record
     else:
         mat.overwrite(home, decl.name, decl.window, home.spark.createDataFrame(
             [], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"))
-    return CreateReport(outcome="rebuilt", **report)
+    return CreateReport(outcome="rebuilt", rebuilt=record, **report)
 
 
 def _save(home: Home, decl: ViewDecl) -> None:

@@ -230,6 +230,10 @@ def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None
             continue
         try:
             row = json.loads(line, object_pairs_hook=_object)
+        except RecursionError:
+            out.reject(number, line[:2000], "the JSON nests too deeply to be a row; write one flat object "
+                       "with fields s, p, o, ts")
+            continue
         except ValueError as exc:
             detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             out.reject(number, line, f"invalid JSON: {detail}; write one object per line such as "
@@ -301,7 +305,7 @@ def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
             out.reject(start + 1, _printable(raw), _NOT_UTF8_REASON)
             continue
         row = {name: cells[index] for name, index in columns.items() if index < len(cells)}
-        _row(out, row, start + 1, raw, event - 1, _csv_shape(cells, header_width, needed))
+        _row(out, row, start + 1, raw, event - 1, _csv_shape(cells, header_width, needed), csv_cells=True)
 
 
 def _csv_shape(cells: list[str], header_width: int, needed: int) -> str | None:
@@ -341,7 +345,12 @@ def _csv_columns(path: str, reader: Iterator[list[str]]) -> tuple[dict[str, int]
     return columns, header
 
 
-def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str | None = None) -> None:
+_CSV_LITERAL_HINT = ('; in CSV a literal\'s own quotes go inside the cell\'s, doubled: write """{0}""" for '
+                     'the literal "{0}"')
+
+
+def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str | None = None, *,
+         csv_cells: bool = False) -> None:
     """Check one jsonl/csv row and add it as an item, or reject it with every problem found."""
     s, p, o, time = row.get("s"), row.get("p"), row.get("o"), row.get("ts")
     # Fast path for the usual good row; any failure falls through to the full checks,
@@ -368,7 +377,8 @@ def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str 
             try:
                 normalize_term(value, _FIELD_POSITION[field])
             except TermError as exc:
-                problems.append(f"field '{field}': {exc.reason}")
+                hint = _CSV_LITERAL_HINT.format(value[:60]) if csv_cells and field == "o" and value.strip()[:1] not in ('<', '"', '_') else ""
+                problems.append(f"field '{field}': {exc.reason}{hint}")
     time = row.get("ts", _MISSING)
     if time is _MISSING:
         problems.append("missing field 'ts'")
