@@ -7,11 +7,12 @@ import csv
 import functools
 import glob
 import json
+import re
 import sys
 from pathlib import Path
 
 from reasonlake.declare.durations import format_time, parse_time
-from reasonlake.errors import QuarantinedRowsError, ReasonlakeError, UserError
+from reasonlake.errors import ConcurrentWriteError, QuarantinedRowsError, ReasonlakeError, SqlError, UsageError
 
 
 def _time(text: str) -> int:
@@ -118,8 +119,21 @@ def main(argv: list[str] | None = None) -> int:
         print("reasonlake: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # an internal error: still one line, with the type for the report
-        print(f"reasonlake: internal error: {type(exc).__name__}: {_first_line(exc)}", file=sys.stderr)
+        line = _first_line(exc)
+        race = _CONCURRENT.search(line)
+        if race:
+            lost = ConcurrentWriteError(
+                f"another command wrote the same table at the same time ({race.group(0)}) and this one "
+                "stopped; run it again once the other has finished: every command is safe to re-run "
+                "(one writer per view at a time)")
+            print(f"reasonlake: error {lost.code}: {lost}", file=sys.stderr)
+            return lost.exit_code
+        print(f"reasonlake: internal error: {type(exc).__name__}: {line}", file=sys.stderr)
         return 2
+
+
+# Delta's optimistic concurrency: a commit that lost a race with another writer's
+_CONCURRENT = re.compile(r"\b(Concurrent\w+Exception|ProtocolChangedException|MetadataChangedException)\b")
 
 
 def _first_line(exc: Exception) -> str:
@@ -210,7 +224,7 @@ def _run(args) -> int:
         for r in rows:
             print(_history_line(r))
         return 0
-    raise UserError(f"unknown command {args.command}")
+    raise UsageError(f"unknown command {args.command}")
 
 
 HISTORY_HEADER = ("close                     version  mode     admitted  expired  derived  renewed  rounds  "
@@ -389,9 +403,9 @@ def _run_views(args) -> int:
     ts = _time(args.ts) if args.ts else None
     trigger = args.trigger.strip()
     if trigger != "available-now" and not any(c.isdigit() for c in trigger):
-        raise UserError(f"--trigger {trigger!r}: use available-now or an interval such as '30 seconds'")
+        raise UsageError(f"--trigger {trigger!r}: use available-now or an interval such as '30 seconds'")
     if not is_uri(args.source) and not glob.has_magic(args.source) and not Path(args.source).is_dir():
-        raise UserError(f"--source {args.source}: no such folder")
+        raise UsageError(f"--source {args.source}: no such folder")
     report = _lakehouse(args).run(args.views, args.source, trigger=trigger, lateness=lateness, ts=ts)
     closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
     print(f"{report.batches} batches: {report.files} files, {report.items} items, "
@@ -402,9 +416,9 @@ def _run_views(args) -> int:
 def _export(args) -> int:
     close = _time(args.close) if args.close else None
     if args.output and Path(args.output).is_dir():
-        raise UserError(f"-o {args.output}: is a folder; give a file name, e.g. {Path(args.output) / args.view}.nt")
+        raise UsageError(f"-o {args.output}: is a folder; give a file name, e.g. {Path(args.output) / args.view}.nt")
     if args.output and not Path(args.output).resolve().parent.is_dir():
-        raise UserError(f"-o {args.output}: the folder {Path(args.output).resolve().parent} does not exist; "
+        raise UsageError(f"-o {args.output}: the folder {Path(args.output).resolve().parent} does not exist; "
                         "create it first")
     lines = _lakehouse(args).export(args.view, close=close, version=args.version)
     if args.output:
@@ -436,7 +450,7 @@ def _sql(args) -> int:
         if "TABLE_OR_VIEW_NOT_FOUND" in first:
             names = sorted(t.name for t in lake.spark.catalog.listTables() if t.isTemporary)
             first += f"; the tables are: {', '.join(names)}"
-        raise UserError(f"SQL: {first}") from None
+        raise SqlError(f"SQL: {first}") from None
     columns = df.columns
     if args.format == "json":
         for row in rows:

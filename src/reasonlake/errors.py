@@ -59,6 +59,36 @@ class ViewChangedError(UserError):
     code = "RL150"
 
 
+class UsageError(UserError):
+    """A command's arguments: an option's value, an output path, a triple to explain."""
+
+    code = "RL101"
+
+
+class HomeError(UserError):
+    """The home: not a folder, not writable, not initialised, migrations pending."""
+
+    code = "RL170"
+
+
+class CloseError(UserError):
+    """A close, version or time the view cannot give: not a close, not processed (yet)."""
+
+    code = "RL180"
+
+
+class SqlError(UserError):
+    """`reasonlake sql`: a statement that is not a query, or a mistake in the query."""
+
+    code = "RL190"
+
+
+class ConcurrentWriteError(UserError):
+    """Another command committed to the same table first (Delta's optimistic concurrency)."""
+
+    code = "RL400"
+
+
 class EnvironmentSetupError(ReasonlakeError):
     """Java missing, jars unresolvable: says what to install."""
 

@@ -192,20 +192,25 @@ def _typed(triples, cls: str) -> list:
     reason="the 108-model test of the slow suite covers these models; REASONLAKE_BRICK=quick runs "
            "this 10-model check alone",
 )
-def test_brick_models_agree_with_reasonable(cli, tmp_path):
+def test_brick_models_agree_with_reasonable(tmp_path):
     brick, paths = _brick_paths()
-    _compare(cli, tmp_path, _spread(paths, QUICK_MODELS), brick, OWLRL_MODELS["quick"])
+    _compare(_own_processes(tmp_path), tmp_path, _spread(paths, QUICK_MODELS), brick, OWLRL_MODELS["quick"])
 
 
 @pytest.mark.slow
 @pytest.mark.minutes(20)
 def test_all_108_brick_models_agree_with_reasonable(tmp_path):
     brick, paths = _brick_paths()
-    # Its own processes: the last test of the slow suite must not depend on the heap the
-    # suite's long-lived session has reached by then.
+    _compare(_own_processes(tmp_path), tmp_path, paths, brick, OWLRL_MODELS["all"])
+
+
+def _own_processes(tmp_path: Path) -> ProcessCli:
+    """A home driven by CLI processes of their own: the last test of the slow suite must not
+    depend on the heap the suite's long-lived session has reached by then (the quick check
+    takes the same path)."""
     cli = ProcessCli(tmp_path / "lake")
     cli("init")
-    _compare(cli, tmp_path, paths, brick, OWLRL_MODELS["all"])
+    return cli
 
 
 def test_brick_instance_assertions_do_not_reach_buildings(tmp_path):

@@ -33,28 +33,28 @@ def test_mistakes_are_answered_before_spark_starts_with_exit_1(bare, tmp_path, c
 
     triples = write(tmp_path / "one.nt", f"{ex('a')} {ex('p')} {ex('b')} .\n")
     bare("ingest", "social", str(triples), expect=1)
-    assert "pass --ts TIME" in bare.last_err
+    assert "error RL130: " in bare.last_err and "pass --ts TIME" in bare.last_err
     bare("ingest", "social", str(tmp_path / "missing.jsonl"), expect=1)
     assert "no such file or folder" in bare.last_err
     bare("ingest", "", str(triples), "--ts", "0", expect=1)
     assert "not a stream name" in bare.last_err
     bare("export", "v", "-o", str(tmp_path / "no-folder" / "x.nt"), expect=1)
-    assert "does not exist; create it first" in bare.last_err
+    assert "error RL101: " in bare.last_err and "does not exist; create it first" in bare.last_err
     bare("export", "v", "-o", str(tmp_path), expect=1)
     assert "is a folder" in bare.last_err
     latin1 = tmp_path / "latin1.yaml"
     latin1.write_bytes("name: caf\xe9\n".encode("latin-1"))
     bare("view", "create", str(latin1), expect=1)
-    assert "not UTF-8" in bare.last_err and "line 1" in bare.last_err
+    assert "error RL110: " in bare.last_err and "not UTF-8" in bare.last_err and "line 1" in bare.last_err
     bare("view", "create", str(tmp_path), expect=1)
     assert "is a folder" in bare.last_err
     repeated = write(tmp_path / "twice.yaml", simple_view(tmp_path).read_text() + "profile: rdfs\n")
     bare("view", "create", str(repeated), expect=1)
     assert "field 'profile' is given twice" in bare.last_err
     bare("view", "create", str(simple_view(tmp_path, name="huge", width="999999999999d")), expect=1)
-    assert "longer than 100 years" in bare.last_err
+    assert "error RL110: " in bare.last_err and "longer than 100 years" in bare.last_err
     assert main(["--home", str(write(tmp_path / "a-file", "x")), "init"]) == 1
-    assert "is a file, not a folder" in capsys.readouterr().err
+    assert "error RL170: " in (err := capsys.readouterr().err) and "is a file, not a folder" in err
     with pytest.raises(SystemExit) as usage:  # argparse's own mistakes: 1 too, not 2
         main(["--home", str(bare.home), "no-such-command"])
     assert usage.value.code == 1
@@ -80,7 +80,7 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     cli("sql", "SELECT * FROM nope", expect=1)
     lines = [line for line in cli.last_err.splitlines() if line.strip()]
     assert len(lines) == 1, cli.last_err
-    assert "TABLE_OR_VIEW_NOT_FOUND" in lines[0] and lines[0].endswith("the tables are: rl_events, "
+    assert "error RL190: " in lines[0] and "TABLE_OR_VIEW_NOT_FOUND" in lines[0] and lines[0].endswith("the tables are: rl_events, "
                                                                       "rl_ingests, rl_late, rl_quarantine, rl_view_state, rl_views, v"), lines[0]
     # why a fact is there, and after the next close why it is not: it expired
     yes = f"{ex('r0')} {ex('value')} {AS_WRITTEN[0]}"
@@ -94,7 +94,7 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     cli("rebuild", "v", "--at", "2030-01-01T00:00:00Z", expect=1)
     assert "after its last processed close, 1970-01-01T00:00:06.000Z" in cli.last_err
     cli("rebuild", "v", "--at", "1970-01-01T00:00:04.500Z", expect=1)
-    assert "is not a close" in cli.last_err and "1970-01-01T00:00:04.000Z" in cli.last_err
+    assert "error RL180: " in cli.last_err and "is not a close" in cli.last_err and "1970-01-01T00:00:04.000Z" in cli.last_err
     cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", expect=1)
     assert "before the last processed close" in cli.last_err and "--rewind" in cli.last_err
     out = cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", "--rewind")
@@ -104,3 +104,15 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     assert main(["history", "v", "--home", str(cli.home)]) == 0
     history = capsys.readouterr().out.splitlines()
     assert history[0] == HISTORY_HEADER and history[-1].startswith("1970-01-01T00:00:04.000Z"), history
+
+
+def test_a_lost_race_with_another_writer_is_exit_1_saying_to_rerun(monkeypatch, capsys):
+    import reasonlake.cli as cli_module
+
+    def racing(_args):
+        raise RuntimeError("io.delta.exceptions.ConcurrentAppendException: Files were added to the root of the table")
+
+    monkeypatch.setattr(cli_module, "_run", racing)
+    assert cli_module.main(["slide", "v"]) == 1
+    err = capsys.readouterr().err
+    assert "error RL400:" in err and "ConcurrentAppendException" in err and "safe to re-run" in err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reasonlake.engine.sql_guard import check_read_only
-from reasonlake.errors import UserError
+from reasonlake.errors import SqlError
 
 HOME = "/data/lake"
 
@@ -29,6 +29,6 @@ def test_queries_pass(query):
     ("", "an empty statement"),
 ])
 def test_writes_and_outside_reads_are_refused(query, says):
-    with pytest.raises(UserError, match=None) as err:
+    with pytest.raises(SqlError) as err:
         check_read_only(query, HOME)
-    assert says in str(err.value)
+    assert says in str(err.value) and err.value.code == "RL190"

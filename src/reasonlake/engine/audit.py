@@ -9,7 +9,7 @@ from pyspark.sql import functions as F
 from reasonlake.engine import repair as rep
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import term_ids
-from reasonlake.errors import UserError
+from reasonlake.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def parse_triple(text: str) -> tuple[str, str, str]:
             raise TermError(f"found {len(tokens)} terms")
         return tuple(normalize_term(t, pos) for t, pos in zip(tokens, (SUBJECT, PREDICATE, OBJECT)))
     except TermError as exc:
-        raise UserError(
+        raise UsageError(
             f"--removed {text!r}: not one N-Triples statement ({exc}); write it as "
             "\"<http://ex.org/s> <http://ex.org/p> <http://ex.org/o>\""
         ) from None

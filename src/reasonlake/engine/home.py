@@ -10,7 +10,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import migrate, table_cache
-from reasonlake.errors import UnknownViewError, UserError
+from reasonlake.errors import HomeError, UnknownViewError
 
 MAT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule STRING"
 
@@ -26,9 +26,9 @@ def resolve_home(home: str | None) -> str:
     path = Path(chosen).resolve()
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
-        raise UserError(f"--home {chosen}: {existing} is a file, not a folder; choose a folder for the home")
+        raise HomeError(f"--home {chosen}: {existing} is a file, not a folder; choose a folder for the home")
     if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
-        raise UserError(f"--home {chosen}: {existing} is not writable; choose a folder you can write to")
+        raise HomeError(f"--home {chosen}: {existing} is not writable; choose a folder you can write to")
     return str(path)
 
 
@@ -63,10 +63,10 @@ class Home:
         # current): in a fresh process each Delta read of a table costs seconds.
         applied = self._applied()
         if applied is None:
-            raise UserError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
+            raise HomeError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
         pending = [name for v, name in migrate.available() if v not in applied]
         if pending:
-            raise UserError(
+            raise HomeError(
                 f"{self.root} needs migrations {', '.join(pending)}; "
                 "run `reasonlake init`"
             )

@@ -9,7 +9,7 @@ from reasonlake.declare.durations import format_time
 from reasonlake.engine import state
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import decode
-from reasonlake.errors import UserError
+from reasonlake.errors import CloseError
 from reasonlake.plan.windows import NEVER
 
 
@@ -17,13 +17,13 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
     decl = home.view(view)
     history = state.lineage(home, view)
     if not history:
-        raise UserError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
+        raise CloseError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
     if version is not None:
         for record in history:
             if record.version == version:
                 return record, record.close
         versions = ", ".join(str(r.version) for r in history[-10:])
-        raise UserError(
+        raise CloseError(
             f"version {version} of view '{view}' is not a published close; published versions "
             f"(latest): {versions}"
         )
@@ -31,24 +31,24 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
         return history[-1], history[-1].close
     window = decl.window
     if close < window.first_close:
-        raise UserError(
+        raise CloseError(
             f"{format_time(close)} is before the first close {format_time(window.first_close)} of "
             f"view '{view}' (start + width)"
         )
     if not window.is_close(close):
         near = ", ".join(format_time(c) for c in window.example_closes(close))
-        raise UserError(
+        raise CloseError(
             f"{format_time(close)} is not a window close of view '{view}'; closes fall at "
             f"start + width + k·slide, e.g. {near}"
         )
     if close > history[-1].close:
-        raise UserError(
+        raise CloseError(
             f"close {format_time(close)} is after the last processed close "
             f"{format_time(history[-1].close)}; run `reasonlake slide {view} --until ...` first"
         )
     earlier = [r for r in history if r.close <= close]
     if not earlier:
-        raise UserError(
+        raise CloseError(
             f"close {format_time(close)} is before the first processed close "
             f"{format_time(history[0].close)} of view '{view}'"
         )

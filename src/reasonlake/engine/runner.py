@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, spark_ingest
 from reasonlake.engine.home import Home
-from reasonlake.errors import UserError
+from reasonlake.errors import UsageError
 from reasonlake.parse.formats import SUPPORTED_SUFFIXES
 
 
@@ -45,7 +45,7 @@ def checkpoint_path(home: Home, stream: str, source: str) -> str:
 def _stream_of(home: Home, views: list[str]) -> str:
     streams = {home.view(v).stream for v in views}
     if len(streams) != 1:
-        raise UserError(
+        raise UsageError(
             f"views {', '.join(views)} read different streams ({', '.join(sorted(streams))}); "
             "run one runner per stream")
     return streams.pop()

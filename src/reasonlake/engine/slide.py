@@ -27,7 +27,7 @@ from reasonlake.engine.fixpoint import BROADCAST_ROWS, find_violations, run_fixp
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
 from reasonlake.engine.timing import step
-from reasonlake.errors import UserError
+from reasonlake.errors import CloseError, ViewDeclarationError
 
 
 @dataclass
@@ -371,17 +371,17 @@ def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
     window = decl.window
     close = window.close_at_or_before(at)
     if close != at:
-        raise UserError(
+        raise CloseError(
             f"--at {format_time(at)} is not a close of view '{decl.name}'; the closes around it are "
             f"{format_time(close)} and {format_time(close + window.slide)}")
     last = history[-1].close if history else window.close_at_or_before(now)
     if close > last:
         what = "its last processed close" if history else "the last close before now"
-        raise UserError(
+        raise CloseError(
             f"--at {format_time(at)} is after {what}, {format_time(last)}; rebuild takes a close "
             "up to that one (`reasonlake slide` processes the closes after it)")
     if history and close < last and not rewind:
-        raise UserError(
+        raise CloseError(
             f"--at {format_time(at)} is before the last processed close, {format_time(last)}: rebuilding "
             "there moves the view back (the next slide redoes the later closes); pass --rewind to do "
             f"that, or read that close as it was with `reasonlake export {decl.name} --close {format_time(at)}`")
@@ -438,11 +438,11 @@ def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
     Returns the published record (None: nothing to repair) and the number of removals."""
     decl = home.view(view)
     if decl.repair == "none":
-        raise UserError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "
+        raise ViewDeclarationError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "
                         "run `reasonlake view create FILE --rebuild`")
     history, seq = state.lineage_and_next_seq(home, view)
     if not history:
-        raise UserError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
+        raise CloseError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
     compiled = compile_view(home, decl)
     last = history[-1]
     close, upto_seq = last.close, last.events_seq

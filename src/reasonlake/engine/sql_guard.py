@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from reasonlake.errors import UserError
+from reasonlake.errors import SqlError
 
 _READING = {"SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE", "FROM"}
 _WRITING = re.compile(
@@ -22,18 +22,18 @@ _PATH_READ = re.compile(r"\b(\w+)\s*\.\s*`([^`]*)`")
 def check_read_only(query: str, home_root: str) -> None:
     text = _blanked(query).strip().rstrip(";").strip()
     if ";" in text:
-        raise UserError("SQL: one statement at a time; remove the ';' between statements")
+        raise SqlError("SQL: one statement at a time; remove the ';' between statements")
     first = re.match(r"[(\s]*(\w+)", text)
     keyword = first.group(1).upper() if first else ""
     if keyword not in _READING:
-        raise UserError(f"SQL: `reasonlake sql` runs queries only ({keyword or 'an empty statement'} is not "
+        raise SqlError(f"SQL: `reasonlake sql` runs queries only ({keyword or 'an empty statement'} is not "
                         "one); views change through slide, rebuild and repair")
     writing = _WRITING.search(text)
     if writing and keyword in ("WITH", "FROM", "EXPLAIN"):
-        raise UserError(f"SQL: `reasonlake sql` runs queries only; {writing.group(1).upper()} writes")
+        raise SqlError(f"SQL: `reasonlake sql` runs queries only; {writing.group(1).upper()} writes")
     for fmt, path in _PATH_READ.findall(query):
         if not _inside(path, home_root):
-            raise UserError(f"SQL: {fmt}.`{path}` reads a path outside the home ({home_root}); query the "
+            raise SqlError(f"SQL: {fmt}.`{path}` reads a path outside the home ({home_root}); query the "
                             "views and rl_* tables by name")
 
 
