@@ -316,6 +316,10 @@ def _rules(args) -> int:
     print(f"ignored axioms: {len(program.ignored)}")
     for axiom, reason in program.ignored:
         print(f"  {axiom}  # {reason}")
+    if program.notes:
+        print(f"axioms that entail less than they may seem to: {len(program.notes)}")
+        for axiom, note in program.notes:
+            print(f"  {axiom}  # {note}")
     if decl.repair != "none":
         _repair_patterns(decl, program)
     return 0

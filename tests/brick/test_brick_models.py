@@ -124,7 +124,7 @@ def _materialize(cli, tmp_path: Path, brick: Path, models: list[ref.Model]):
     out = cli("ingest", STREAM, str(stream), "--ts", "1970-01-01T00:30:00Z")
     assert f"{items} items, 0 quarantined" in out, out[:2000]
     out = cli("slide", VIEW, "--until", "1970-01-01T01:00:00Z")
-    assert len(out.splitlines()) == 1, out  # exactly one close
+    assert len(out.splitlines()) == 2, out  # the header and exactly one close
     export = tmp_path / "export.nt"
     cli("export", VIEW, "-o", str(export))
     per_model = ref.parse_export(export.read_text().splitlines())

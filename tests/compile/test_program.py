@@ -90,3 +90,17 @@ def test_owl_imports_is_reported_not_followed():
     imports = ("<http://e/onto>", "<http://www.w3.org/2002/07/owl#imports>", "<http://e/other>")
     ignored = dict(compile_program(frozenset({imports}), "owl2rl").ignored)
     assert "owl:imports is not followed" in ignored[" ".join(imports) + " ."]
+
+
+def test_an_existential_superclass_is_noted_for_what_it_cannot_entail():
+    from reasonlake.compile.tbox import load_tbox
+    from reasonlake.declare.view import OntologySource
+
+    ttl = ("@prefix : <http://e/> . @prefix owl: <http://www.w3.org/2002/07/owl#> . "
+           "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+           ":Person rdfs:subClassOf [ a owl:Restriction ; owl:onProperty :hasParent ; owl:someValuesFrom :Person ] .\n"
+           ":Parent owl:equivalentClass [ a owl:Restriction ; owl:onProperty :hasChild ; owl:someValuesFrom :Person ] .\n")
+    program = compile_program(load_tbox((OntologySource(path="p.ttl", text=ttl, format="turtle"),)), "owl2rl")
+    (axiom, note), = program.notes  # Parent's restriction has a named class over it: no note
+    assert axiom.startswith("<http://e/Person> rdfs:subClassOf [owl:onProperty <http://e/hasParent>")
+    assert "makes up no individual" in note

@@ -51,6 +51,7 @@ class Program:
     background: tuple[tuple[str, tuple[str, str, str]], ...] = ()  # (rule, triple), origin +inf
     schema: tuple[tuple[str, int], ...] = ()  # TBox-only rules run here, with their uses
     unique_names: bool = True
+    notes: tuple[tuple[str, str], ...] = ()  # (axiom, what it can and cannot entail)
 
     def active_rules(self) -> dict[str, int]:
         """Rule id -> number of TBox instantiations."""
@@ -188,6 +189,7 @@ def compile_program(
             restriction_edges[rule] += 1
         class_sup = _closure(sub_class)
     linear: list[LinearRule] = []
+    notes = _existential_supers(constructs.restrictions, class_sup) if constructs is not None else ()
 
     for c, sups in sorted(class_sup.items()):
         for d in sorted(sups):
@@ -251,7 +253,30 @@ def compile_program(
         background=background,
         schema=tuple(schema),
         unique_names=unique_names,
+        notes=notes,
     )
+
+
+def _existential_supers(restrictions, class_sup: dict[str, set[str]]) -> tuple[tuple[str, str], ...]:
+    """C ⊑ ∃P.D with ∃P.D under no named class: compiled (cax-sco types C's members with the
+    restriction) but, by OWL 2 RL, entailing nothing a reader sees: the profile makes up no
+    individual for an existential in superclass position."""
+    from reasonlake.compile.restriction_subsumption import SOME
+    from reasonlake.compile.tbox import ANONYMOUS_PREFIX
+
+    def named(term: str) -> bool:
+        return ANONYMOUS_PREFIX not in term
+
+    out = []
+    for r in restrictions:
+        if r.kind != SOME or named(r.node) or any(named(d) for d in class_sup.get(r.node, ())):
+            continue
+        for c in sorted(c for c, sups in class_sup.items() if r.node in sups and named(c)):
+            out.append((f"{c} rdfs:subClassOf [owl:onProperty {r.prop}; owl:someValuesFrom {r.filler}]",
+                        "an existential in superclass position: OWL 2 RL makes up no individual, so "
+                        f"members of {c} get no {r.prop} value from it; it entails something only where "
+                        "the restriction is itself a subclass of a named class"))
+    return tuple(out)
 
 
 def _schema_term(term: str) -> bool:
