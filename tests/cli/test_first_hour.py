@@ -18,6 +18,29 @@ AS_WRITTEN = [
 ]
 
 
+def _random_literals(n: int, seed: int = 7) -> list[str]:
+    """Typed literals in canonical N-Triples, valid and ill-typed for their datatype, with
+    spaces, unicode, and the two escapes a canonical literal keeps (\\" and \\\\)."""
+    import random
+
+    rnd = random.Random(seed)
+    pieces = ["0", "07", "-1", "+2", "1.50", "1e400", "NaN", "INF", "true", "1", "yes", " ", "\u00e9",
+              "\u4e2d", "\u0661", "T", ":", "Z", "-", "_", '\\"', "\\\\", "x", "2026-11-22"]
+    types = ["integer", "int", "byte", "decimal", "double", "float", "boolean", "dateTime", "date",
+             "anyURI", "hexBinary", "base64Binary", "token", "unsignedLong"]
+    out = []
+    for _ in range(n):
+        lexical = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 6)))
+        out.append(f'"{lexical}"^^<{XSD}{rnd.choice(types)}>')
+    return out
+
+
+def cli_spark_conf(key: str) -> str:
+    from reasonlake.engine.session import get_spark
+
+    return get_spark().conf.get(key)
+
+
 @pytest.fixture
 def bare(tmp_path, capsys, monkeypatch):
     """A CLI whose commands fail the test if they reach the point of starting Spark."""
@@ -64,7 +87,8 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     from reasonlake.cli import HISTORY_HEADER, main
 
     cli("view", "create", str(simple_view(tmp_path)))
-    rows = [(ex(f"r{n}"), ex("value"), literal, 2000) for n, literal in enumerate(AS_WRITTEN)]
+    literals = AS_WRITTEN + _random_literals(40)
+    rows = [(ex(f"r{n}"), ex("value"), literal, 2000) for n, literal in enumerate(literals)]
     cli("ingest", "s", str(jsonl(tmp_path / "values.jsonl", rows)))
     turtle = "".join(f"{ex(f't{n}')} {ex('value')} {literal} .\n" for n, literal in enumerate(AS_WRITTEN))
     cli("ingest", "s", str(write(tmp_path / "values.ttl", turtle)), "--ts", "1970-01-01T00:00:03Z")
@@ -99,6 +123,11 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     assert "before the last processed close" in cli.last_err and "--rewind" in cli.last_err
     out = cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", "--rewind")
     assert "rematerialized from scratch at 1970-01-01T00:00:04.000Z" in out and "2 later close(s)" in out, out
+    # nothing left in the working directory: Spark's warehouse lives in reasonlake's cache
+    from pathlib import Path
+
+    warehouse = cli_spark_conf("spark.sql.warehouse.dir")
+    assert not warehouse.startswith(f"file:{Path.cwd()}/") and "reasonlake" in warehouse, warehouse
     # --home after the verb
     capsys.readouterr()
     assert main(["history", "v", "--home", str(cli.home)]) == 0
