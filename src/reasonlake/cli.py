@@ -7,6 +7,7 @@ import csv
 import functools
 import glob
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -426,11 +427,17 @@ def _export(args) -> int:
                         "create it first")
     lines = _lakehouse(args).export(args.view, close=close, version=args.version)
     if args.output:
-        count = 0
-        with open(args.output, "w", encoding="utf-8") as out:
-            for line in lines:
-                out.write(line + "\n")
-                count += 1
+        # written beside the target and renamed over it at the end: an export that fails
+        # half-way leaves the previous file as it was, not emptied
+        count, partial = 0, Path(f"{args.output}.partial")
+        try:
+            with open(partial, "w", encoding="utf-8") as out:
+                for line in lines:
+                    out.write(line + "\n")
+                    count += 1
+            os.replace(partial, args.output)
+        finally:
+            partial.unlink(missing_ok=True)
         print(f"wrote {count} triples to {args.output}")
     else:
         for line in lines:

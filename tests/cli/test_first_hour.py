@@ -100,6 +100,12 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     wanted = {f"{s} {p} {o} ." for s, p, o, _ in rows}
     wanted |= {f"{ex(f't{n}')} {ex('value')} {literal} ." for n, literal in enumerate(AS_WRITTEN)}
     assert wanted - exported == set(), exported
+    # export -o: a failed export leaves the file it would have replaced as it was
+    target = write(tmp_path / "out.nt", "previous\n")
+    cli("export", "v", "--version", "999", "-o", str(target), expect=1)
+    assert "error RL180: " in cli.last_err and target.read_text() == "previous\n"
+    assert f"wrote {len(exported)} triples" in cli("export", "v", "-o", str(target))
+    assert set(target.read_text().splitlines()) == exported
     # a SQL mistake: one line on stderr, naming the tables there are
     cli("sql", "SELECT * FROM nope", expect=1)
     lines = [line for line in cli.last_err.splitlines() if line.strip()]
