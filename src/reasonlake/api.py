@@ -91,7 +91,7 @@ class Lakehouse:
 
         check_read_only(query, self.home.root)
         self.home.require_init()
-        read.register_sql_views(self.home)
+        self.sql_tables = read.register_sql_views(self.home)
         return self.spark.sql(query)
 
     def history(self, name: str) -> list[state.Published]:

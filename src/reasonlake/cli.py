@@ -459,8 +459,7 @@ def _sql(args) -> int:
     except (AnalysisException, ParseException) as exc:
         first = str(exc).strip().splitlines()[0]
         if "TABLE_OR_VIEW_NOT_FOUND" in first:
-            names = sorted(t.name for t in lake.spark.catalog.listTables() if t.isTemporary)
-            first += f"; the tables are: {', '.join(names)}"
+            first += f"; the tables are: {', '.join(getattr(lake, 'sql_tables', []))}"
         raise SqlError(f"SQL: {first}") from None
     columns = df.columns
     if args.format == "json":

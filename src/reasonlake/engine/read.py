@@ -95,30 +95,39 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
         yield row.line
 
 
+# The session remembers which temporary tables the last registration made, so a table of
+# another home (or of a view since removed) never answers a query by its old name.
+_REGISTERED = "reasonlake.sql.tables"
+
+
 def register_sql_views(home: Home) -> list[str]:
-    """Each view as a temporary table named after it; system tables as rl_<name>."""
-    last_close = {}  # view -> its last processed close
-    for name in home.view_names():
-        history = state.lineage(home, name)
-        if history:
-            decoded(home, name).drop("rule").createOrReplaceTempView(name)
-            last_close[name] = history[-1].close
-    names = list(last_close)
+    """Each view as a temporary table named after it, its violations and repairs as
+    <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted."""
     from delta.tables import DeltaTable
 
-    from reasonlake.engine import violations
+    from reasonlake.engine import repair, violations
 
-    for name in names:
+    registered: list[str] = []
+    for name in home.view_names():
+        history = state.lineage(home, name)
+        if not history:
+            continue
+        decoded(home, name).drop("rule").createOrReplaceTempView(name)
+        registered.append(name)
         if DeltaTable.isDeltaTable(home.spark, violations.path(home, name)):
-            violations.decoded(home, name, last_close[name]).createOrReplaceTempView(f"{name}_violations")
-    from reasonlake.engine import repair
-
-    for name in names:
+            violations.decoded(home, name, history[-1].close).createOrReplaceTempView(f"{name}_violations")
+            registered.append(f"{name}_violations")
         if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, name)):
             repairs_decoded(home, name).createOrReplaceTempView(f"{name}_repairs")
+            registered.append(f"{name}_repairs")
     for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
         home.table(table).createOrReplaceTempView(f"rl_{table}")
-    return names
+        registered.append(f"rl_{table}")
+    before = home.spark.conf.get(_REGISTERED, "")
+    for stale in set(filter(None, before.split(","))) - set(registered):
+        home.spark.catalog.dropTempView(stale)
+    home.spark.conf.set(_REGISTERED, ",".join(sorted(registered)))
+    return sorted(registered)
 
 
 def repairs_decoded(home: Home, view: str) -> DataFrame:
