@@ -788,7 +788,9 @@ def test_cax_adc(std):
 # --- the two evaluation paths
 
 
-@pytest.mark.parametrize("closure", ["std", "una"])
+# The standard-equality closure (46 s) runs in the slow suite: the default one keeps the
+# unique-names closure, and the Spark path meets owlrl itself in test_views_match_owlrl.
+@pytest.mark.parametrize("closure", [pytest.param("std", marks=pytest.mark.slow), "una"])
 def test_driver_path_equals_spark_path(spark, closure, request, monkeypatch):
     """Every rule's cases closed again with the driver path off (``LOCAL_ROWS = 0``, every
     round on Spark): the same facts with the same origins and rule ids, the same violations
