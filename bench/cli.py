@@ -1,0 +1,67 @@
+"""How long a CLI command takes from a fresh process, on the README's example view.
+
+Each command runs as a user runs it: a new `reasonlake` process, its own embedded Spark
+session, the example home (built first by the example's commands). The table gives the
+wall time per command (median of `--repeat` runs) beside the same process doing nothing
+but start Spark (`python -c "get_spark()"`), the floor a command without a server pays.
+
+    python bench/cli.py                 # history, export, sql, violations; 2 runs each
+    python bench/cli.py --repeat 3
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-c", "import sys; from reasonlake.cli import main; sys.exit(main(sys.argv[1:]))"]
+SETUP = [
+    ("init",),
+    ("view", "create", "views/active_users.yaml"),
+    ("ingest", "social", "examples/streams/social.jsonl"),
+    ("slide", "active_users", "--until", "2026-11-22T10:12:00Z"),
+]
+COMMANDS = {
+    "history": ("history", "active_users"),
+    "export": ("export", "active_users"),
+    "sql": ("sql", "SELECT count(*) AS n FROM active_users WHERE inferred"),
+    "violations": ("violations", "active_users"),
+    "a mistake (no Spark)": ("ingest", "social", "examples/streams/missing.nt"),
+}
+SPARK_ONLY = [sys.executable, "-c", "from reasonlake.engine.session import get_spark; get_spark()"]
+
+
+def _timed(argv: list[str], env: dict, ok: tuple[int, ...] = (0,)) -> float:
+    started = time.perf_counter()
+    run = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if run.returncode not in ok:
+        raise SystemExit(f"{' '.join(argv[3:])}: exit {run.returncode}\n{run.stderr[-2000:]}")
+    return seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=2)
+    args = parser.parse_args()
+    home = Path(tempfile.mkdtemp(prefix="reasonlake-bench-cli-")) / "lake"
+    env = dict(os.environ, REASONLAKE_HOME=str(home))
+    for step in SETUP:
+        _timed([*CLI, *step], env)
+    rows = [("start Spark only", [_timed(SPARK_ONLY, env) for _ in range(args.repeat)])]
+    for name, command in COMMANDS.items():
+        ok = (1,) if "no Spark" in name else (0,)
+        rows.append((name, [_timed([*CLI, *command], env, ok) for _ in range(args.repeat)]))
+    print(f"{'command (fresh process)':<26} {'median s':>9} {'runs':>20}")
+    for name, times in rows:
+        print(f"{name:<26} {statistics.median(times):>9.1f} {' '.join(f'{t:.1f}' for t in times):>20}")
+
+
+if __name__ == "__main__":
+    main()
