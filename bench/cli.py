@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CLI = [sys.executable, "-c", "import sys; from reasonlake.cli import main; sys.exit(main(sys.argv[1:]))"]
+CLI = [sys.executable, "-m", "reasonlake.cli"]
 SETUP = [
     ("init",),
     ("view", "create", "views/active_users.yaml"),

@@ -54,8 +54,8 @@ class ProcessCli:
 
         env = {**os.environ, "REASONLAKE_DRIVER_MEMORY": self.memory}
         run = subprocess.run(
-            [sys.executable, "-c", "import sys; from reasonlake.cli import main; sys.exit(main(sys.argv[1:]))",
-             "--home", str(self.home), *args], env=env, capture_output=True, text=True)
+            [sys.executable, "-m", "reasonlake.cli", "--home", str(self.home), *args], env=env,
+            capture_output=True, text=True)
         assert run.returncode == expect, (
             f"exit {run.returncode} (wanted {expect})\nstdout:\n{run.stdout[-4000:]}\nstderr:\n{run.stderr[-4000:]}")
         self.last_err = run.stderr

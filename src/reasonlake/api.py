@@ -24,6 +24,7 @@ class Lakehouse:
     def __init__(self, home: str | None = None, spark=None):
         root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         self.home = Home(spark=spark or get_spark(), root=root)
+        self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
     @property
     def spark(self):

@@ -271,10 +271,12 @@ def _presence_line(p, view: str, repaired: bool) -> str:
     if p.seen_close is None:
         return (f"{p.triple} was in none of the last {p.searched} closes of view {view} "
                 f"(up to {format_time(p.last_close)})" + ("" if repaired else "; it was never removed by repair"))
+    from reasonlake.plan.windows import NEVER
+
     how = "a stream item" if p.rule == "explicit" else f"derived by {p.rule}"
     origin = f"origin {_at(p.origin)}"
     if p.left_close is None:
-        until = "never expires" if p.expires is None or p.origin >= _never() else f"expires at {format_time(p.expires)} unless renewed"
+        until = "never expires" if p.origin >= NEVER else f"expires at {format_time(p.expires)} unless renewed"
         return f"{p.triple} is in view {view} at its last close {format_time(p.last_close)}: {how}, {origin}; {until}"
     if p.expired:
         why = (f"it expired: its origin plus the window's width ({format_time(p.expires)}) was past by "
@@ -285,12 +287,6 @@ def _presence_line(p, view: str, repaired: bool) -> str:
         why = "its premises left the window or were retracted before it expired, leaving no derivation"
     return (f"{p.triple} was last in view {view} at close {format_time(p.seen_close)} ({how}, {origin}) and "
             f"left at close {format_time(p.left_close)}: {why}")
-
-
-def _never() -> int:
-    from reasonlake.plan.windows import NEVER
-
-    return NEVER
 
 
 def _rules(args) -> int:
@@ -392,7 +388,7 @@ def _ingest(args) -> int:
 def _warn_if_unread(lake, stream: str) -> None:
     """Events of a stream no view reads wait for a view that names it: say so, with the
     stream names the views do read (a typo or a case mismatch is the usual cause)."""
-    read = sorted({lake.home.view(name).stream for name in lake.home.view_names()})
+    read = lake.home.streams_read()
     if stream not in read:
         print(f"reasonlake: note: no view reads stream '{stream}' yet (views read: "
               f"{', '.join(read) or 'none'}); its events wait for a view whose 'stream' names it",
@@ -459,7 +455,7 @@ def _sql(args) -> int:
     except (AnalysisException, ParseException) as exc:
         first = str(exc).strip().splitlines()[0]
         if "TABLE_OR_VIEW_NOT_FOUND" in first:
-            first += f"; the tables are: {', '.join(getattr(lake, 'sql_tables', []))}"
+            first += f"; the tables are: {', '.join(lake.sql_tables)}"
         raise SqlError(f"SQL: {first}") from None
     columns = df.columns
     if args.format == "json":

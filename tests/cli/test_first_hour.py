@@ -124,7 +124,7 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     cli("rebuild", "v", "--at", "2030-01-01T00:00:00Z", expect=1)
     assert "after its last processed close, 1970-01-01T00:00:06.000Z" in cli.last_err
     cli("rebuild", "v", "--at", "1970-01-01T00:00:04.500Z", expect=1)
-    assert "error RL180: " in cli.last_err and "is not a close" in cli.last_err and "1970-01-01T00:00:04.000Z" in cli.last_err
+    assert "error RL180: " in cli.last_err and "is not a window close" in cli.last_err and "1970-01-01T00:00:04.000Z" in cli.last_err
     cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", expect=1)
     assert "before the last processed close" in cli.last_err and "--rewind" in cli.last_err
     out = cli("rebuild", "v", "--at", "1970-01-01T00:00:04Z", "--rewind")

@@ -14,6 +14,7 @@ HOME = "/data/lake"
     "SELECT * FROM v", "  with x as (select 1) select * from x", "SHOW TABLES", "DESCRIBE v",
     "EXPLAIN SELECT 1", "(SELECT 1)", "SELECT 'DELETE FROM v' AS text", "SELECT 1 -- drop table v",
     f"DESCRIBE HISTORY delta.`{HOME}/mat_v`", f"SELECT * FROM delta.`file:{HOME}/events`", "SELECT 1;",
+    "WITH x AS (SELECT replace(subject, 'a', 'b') AS s FROM v) SELECT * FROM x", "SELECT v.`subject` FROM v",
 ])
 def test_queries_pass(query):
     check_read_only(query, HOME)

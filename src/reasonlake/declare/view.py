@@ -156,14 +156,16 @@ def _text(path: Path, what: str) -> str:
     if path.is_dir():
         raise ViewDeclarationError(f"{path}: is a folder; give the {what} file itself (e.g. {path}/*.yaml)")
     try:
-        return path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = path.read_bytes()[:exc.start].count(b"\n") + 1
-        raise ViewDeclarationError(
-            f"{path}: line {line}: not UTF-8 text (byte 0x{path.read_bytes()[exc.start]:02x} at offset "
-            f"{exc.start}); save the {what} as UTF-8") from None
+        data = path.read_bytes()
     except PermissionError:
         raise ViewDeclarationError(f"{path}: cannot be read (permission denied)") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ViewDeclarationError(
+            f"{path}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            f"save the {what} as UTF-8") from None
 
 
 def _fail(path: Path, field_name: str, message: str) -> ViewDeclarationError:

@@ -99,3 +99,8 @@ class Home:
 
     def view_names(self) -> list[str]:
         return sorted(r.name for r in self.table("views").select("name").collect())
+
+    def streams_read(self) -> list[str]:
+        """The streams the views read, from one read of the registry."""
+        rows = self.table("views").select("definition").collect()
+        return sorted({ViewDecl.from_json(r.definition).stream for r in rows})

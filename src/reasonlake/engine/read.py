@@ -13,6 +13,21 @@ from reasonlake.errors import CloseError
 from reasonlake.plan.windows import NEVER
 
 
+def check_close(view: str, window, close: int) -> None:
+    """``close`` is one of the view's window closes, or the error says which are."""
+    if close < window.first_close:
+        raise CloseError(
+            f"{format_time(close)} is before the first close {format_time(window.first_close)} of "
+            f"view '{view}' (start + width)"
+        )
+    if not window.is_close(close):
+        near = ", ".join(format_time(c) for c in window.example_closes(close))
+        raise CloseError(
+            f"{format_time(close)} is not a window close of view '{view}'; closes fall at "
+            f"start + width + k·slide, e.g. {near}"
+        )
+
+
 def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int]:
     decl = home.view(view)
     history = state.lineage(home, view)
@@ -29,18 +44,7 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
         )
     if close is None:
         return history[-1], history[-1].close
-    window = decl.window
-    if close < window.first_close:
-        raise CloseError(
-            f"{format_time(close)} is before the first close {format_time(window.first_close)} of "
-            f"view '{view}' (start + width)"
-        )
-    if not window.is_close(close):
-        near = ", ".join(format_time(c) for c in window.example_closes(close))
-        raise CloseError(
-            f"{format_time(close)} is not a window close of view '{view}'; closes fall at "
-            f"start + width + k·slide, e.g. {near}"
-        )
+    check_close(view, decl.window, close)
     if close > history[-1].close:
         raise CloseError(
             f"close {format_time(close)} is after the last processed close "

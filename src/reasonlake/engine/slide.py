@@ -368,12 +368,11 @@ def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
     """``at`` itself, if it is a close a rebuild may take: one already processed (or, before
     any, one already past). A later close would publish a window the next slide cannot
     follow (events up to it would never be admitted)."""
+    from reasonlake.engine.read import check_close
+
     window = decl.window
-    close = window.close_at_or_before(at)
-    if close != at:
-        raise CloseError(
-            f"--at {format_time(at)} is not a close of view '{decl.name}'; the closes around it are "
-            f"{format_time(close)} and {format_time(close + window.slide)}")
+    check_close(decl.name, window, at)
+    close = at
     last = history[-1].close if history else window.close_at_or_before(now)
     if close > last:
         what = "its last processed close" if history else "the last close before now"

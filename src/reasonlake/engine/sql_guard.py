@@ -13,10 +13,12 @@ import re
 from reasonlake.errors import SqlError
 
 _READING = {"SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "VALUES", "TABLE", "FROM"}
-_WRITING = re.compile(
-    r"\b(INSERT|DELETE|UPDATE|MERGE|DROP|CREATE|ALTER|TRUNCATE|REPLACE|OPTIMIZE|VACUUM|RESTORE|"
-    r"CACHE|UNCACHE|REFRESH|MSCK|LOAD|ADD|SET|RESET|USE|GRANT|REVOKE|CALL|CLONE|COPY)\b", re.I)
-_PATH_READ = re.compile(r"\b(\w+)\s*\.\s*`([^`]*)`")
+# The statements a query may carry after a WITH or FROM clause; function names such as
+# replace() must not count, so only the verbs that start a write are listed.
+_WRITING = re.compile(r"\b(INSERT|DELETE|UPDATE|MERGE|DROP|CREATE|ALTER|TRUNCATE)\b", re.I)
+# A table named by its path (delta.`/x`); a backquoted column (v.`subject`) is not one.
+_PATH_READ = re.compile(
+    r"\b(delta|parquet|json|csv|text|orc|avro|binaryFile|xml)\s*\.\s*`([^`]*)`", re.I)
 
 
 def check_read_only(query: str, home_root: str) -> None:
