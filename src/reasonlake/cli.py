@@ -248,6 +248,9 @@ def _at(ts: int) -> str:
 
 
 def _explain(args) -> int:
+    from reasonlake.engine.audit import parse_triple
+
+    parse_triple(args.removed)  # a malformed triple is answered before Spark starts
     lake = _lakehouse(args)
     found = lake.explain_removed(args.view, args.removed)
     for r in found:

@@ -63,6 +63,8 @@ def test_mistakes_are_answered_before_spark_starts_with_exit_1(bare, tmp_path, c
     assert "not a stream name" in bare.last_err
     bare("export", "v", "-o", str(tmp_path / "no-folder" / "x.nt"), expect=1)
     assert "error RL101: " in bare.last_err and "does not exist; create it first" in bare.last_err
+    bare("explain", "v", "--removed", "<http://e/a> <http://e/p>", expect=1)
+    assert "error RL101: " in bare.last_err and "not one N-Triples statement" in bare.last_err
     bare("export", "v", "-o", str(tmp_path), expect=1)
     assert "is a folder" in bare.last_err
     latin1 = tmp_path / "latin1.yaml"
