@@ -106,7 +106,9 @@ def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
 
     record = None
     if history:
-        record = rebuild_view(home, decl.name, history[-1].close, now=now)
+        # at the last published close (at=None): under a changed window it need not be one
+        # of the new window's closes, which a rebuild --at would require
+        record = rebuild_view(home, decl.name, None, now=now)
         if decl.repair != "none":  # the new definition may find conflicts the old one did not
             from reasonlake.engine.slide import repair_job
 
