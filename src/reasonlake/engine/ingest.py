@@ -74,19 +74,11 @@ def ingest_file(
         parsed = parse_file(path, ts=ts, file_key=sha[:12])
     seq = (ingests.get_column("seq").max() or 0) + 1
     txn = {"txnAppId": f"ingest-{stream}-{sha}", "txnVersion": previous + 1}
-    if parsed.items:
+    if parsed.count:
         # Terms are encoded once, here, so every view over the stream admits plain ids;
         # the ids are computed in the driver (the same hash as Spark's), and the events go
         # to Delta from Arrow in one job.
-        items = pl.DataFrame(
-            {
-                "s": [i.s for i in parsed.items], "p": [i.p for i in parsed.items],
-                "o": [i.o for i in parsed.items], "ts": [i.ts for i in parsed.items],
-                "line": [i.line for i in parsed.items], "event": [i.event for i in parsed.items],
-            },
-            schema={"s": pl.String, "p": pl.String, "o": pl.String, "ts": pl.Int64, "line": pl.Int32,
-                    "event": pl.Int32},
-        )
+        items = parsed.frame()
         ids = driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))
         with step("ingest: terms"):
             register_driver_terms(home.spark, home.path("terms"), ids)
@@ -111,7 +103,7 @@ def ingest_file(
     path_ingests = home.path("ingests")
     before = table_cache.latest_commit(home.spark, path_ingests)
     record = home.spark.createDataFrame(
-        [(seq, stream, str(path), sha, len(parsed.items), len(parsed.rejected))],
+        [(seq, stream, str(path), sha, parsed.count, len(parsed.rejected))],
         "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT",
     ).withColumn("at", F.current_timestamp())
     record.write.format("delta").mode("append").options(**txn).save(path_ingests)
@@ -121,7 +113,7 @@ def ingest_file(
                                  lambda kept: pl.concat([kept, row]))
     table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before, lambda kept: max(kept, seq))
     return IngestReport(
-        file=str(path), seq=seq, items=len(parsed.items), quarantined=len(parsed.rejected),
+        file=str(path), seq=seq, items=parsed.count, quarantined=len(parsed.rejected),
         reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected), notes=parsed.notes,
     )
 

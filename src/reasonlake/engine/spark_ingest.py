@@ -59,22 +59,43 @@ REPORTED_REJECTIONS = 1000
 def _batches(rows: list[dict]):
     import pyarrow as pa
 
-    schema = pa.schema([(n, pa.int64() if n == "ts" else pa.int32() if n in ("line", "event") else pa.string())
-                        for n in _FIELDS])
+    schema = _arrow_schema()
     for start in range(0, len(rows), _BATCH_ROWS):
         chunk = rows[start:start + _BATCH_ROWS]
         yield pa.RecordBatch.from_pydict({n: [r.get(n) for r in chunk] for n in _FIELDS}, schema=schema)
 
 
-def _parsed_rows(file: str, sha: str, parsed) -> list[dict]:
+def _parsed_rows(file: str, sha: str, parsed, *, items: bool = True) -> list[dict]:
     rows = [{"kind": "item", "file": file, "s": i.s, "p": i.p, "o": i.o, "ts": i.ts, "line": i.line,
-             "event": i.event} for i in parsed.items]
+             "event": i.event} for i in parsed.items] if items else []
     rows += [{"kind": "rejected", "file": file, "line": r.line, "raw": r.raw, "reason": r.reason}
              for r in parsed.rejected]
-    rows.append({"kind": "file", "file": file, "sha256": sha, "line": len(parsed.items),
-                 "event": len(parsed.rejected), "ts": max((i.ts for i in parsed.items), default=None),
-                 "reason": "\n".join(parsed.notes) or None})
+    newest = parsed.frame().get_column("ts").max() if parsed.count else None
+    rows.append({"kind": "file", "file": file, "sha256": sha, "line": parsed.count,
+                 "event": len(parsed.rejected), "ts": newest, "reason": "\n".join(parsed.notes) or None})
     return rows
+
+
+def _item_batches(file: str, parsed):
+    """A file's items as Arrow batches of PARSED_SCHEMA, straight from the parser's columns."""
+    import polars as pl
+
+    frame = parsed.frame()
+    if not frame.height:
+        return
+    table = frame.select(
+        pl.lit("item").alias("kind"), pl.lit(file).alias("file"), pl.lit(None, pl.String).alias("sha256"),
+        "s", "p", "o", "ts", "line", "event",
+        pl.lit(None, pl.String).alias("raw"), pl.lit(None, pl.String).alias("reason"),
+    ).to_arrow().cast(_arrow_schema())
+    yield from table.to_batches(max_chunksize=_BATCH_ROWS)
+
+
+def _arrow_schema():
+    import pyarrow as pa
+
+    return pa.schema([(n, pa.int64() if n == "ts" else pa.int32() if n in ("line", "event") else pa.string())
+                      for n in _FIELDS])
 
 
 def _parse_files(ts: int | None):
@@ -90,7 +111,8 @@ def _parse_files(ts: int | None):
                 except IngestError as exc:
                     yield from _batches([{"kind": "fatal", "file": path, "reason": str(exc)}])
                     continue
-                yield from _batches(_parsed_rows(path, sha, parsed))
+                yield from _item_batches(path, parsed)
+                yield from _batches(_parsed_rows(path, sha, parsed, items=False))
     return parse
 
 

@@ -22,9 +22,11 @@ import json
 import re
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator, NamedTuple
 
+import polars as pl
 from rdflib import BNode, Dataset, Graph, Literal, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.memory import Memory
@@ -32,7 +34,8 @@ from rdflib.plugins.stores.memory import Memory
 from reasonlake import vocab
 from reasonlake.declare.durations import TIME_HELP, parse_time
 from reasonlake.errors import IngestError, TimeFormatError
-from reasonlake.parse import turtle_units
+from reasonlake.parse import jsonl_columns, turtle_units
+from reasonlake.parse.jsonl_columns import ITEM_SCHEMA
 from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import (
     GRAPH,
@@ -72,6 +75,9 @@ _RELATIVE_ROOT = "http://reasonlake.invalid/"
 _FILE_KEY = re.compile(r"[A-Za-z0-9._\-]+")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 _MISSING = object()
+# Whether the usual JSONL rows are read as columns (``jsonl_columns``); the tests that hold
+# both readers equal turn it off.
+COLUMNS = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,11 +97,31 @@ class Rejected:
     reason: str  # what is wrong and how to fix it
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ParsedFile:
-    items: list[StreamItem]
+    rows: list[StreamItem]  # items read one by one
     rejected: list[Rejected]
     notes: tuple[str, ...] = ()  # what was read but not kept, for the ingest's report
+    table: pl.DataFrame | None = None  # items read as columns (``jsonl_columns.ITEM_SCHEMA``)
+
+    @property
+    def count(self) -> int:
+        return len(self.rows) + (self.table.height if self.table is not None else 0)
+
+    def frame(self) -> pl.DataFrame:
+        """Every item as columns (``jsonl_columns.ITEM_SCHEMA``), in line order."""
+        rows = pl.DataFrame({name: [getattr(i, name) for i in self.rows] for name in ITEM_SCHEMA},
+                            schema=ITEM_SCHEMA)
+        if self.table is None or not self.table.height:
+            return rows
+        return pl.concat([self.table, rows]).sort("line") if self.rows else self.table
+
+    @cached_property
+    def items(self) -> list[StreamItem]:
+        """Every item, in line order."""
+        if self.table is None or not self.table.height:
+            return self.rows
+        return [StreamItem(*row) for row in self.frame().iter_rows()]
 
 
 def parse_file(path: Path, *, ts: int | None = None, file_key: str) -> ParsedFile:
@@ -148,7 +174,7 @@ def parse_bytes(name: str, data: bytes, *, ts: int | None = None, file_key: str)
             gc.enable()
     # Readers reject as they find problems, which for graph formats is not file order.
     out.rejected.sort(key=lambda rejected: rejected.line)
-    return ParsedFile(out.items, out.rejected, _notes(out.unkept))
+    return ParsedFile(out.items, out.rejected, _notes(out.unkept), out.table)
 
 
 def _notes(unkept: dict[str, int | None]) -> tuple[str, ...]:
@@ -169,6 +195,7 @@ class _Collector:
         self.rejected: list[Rejected] = []
         # fields (JSONL, with their row counts) and columns (CSV) other than s, p, o, ts
         self.unkept: dict[str, int | None] = {}
+        self.table: pl.DataFrame | None = None  # items read as columns
         self._skolem = f"<{SKOLEM_PREFIX}{file_key}:"
 
     def reject(self, line: int, raw: str, reason: str) -> None:
@@ -220,30 +247,41 @@ _NOT_UTF8_REASON = "the line is not valid UTF-8 text; save the file as UTF-8"
 
 
 def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
+    split = jsonl_columns.split_rows(data) if COLUMNS else None
+    if split is not None:  # the usual rows as columns, the others row by row
+        out.table = split.items
+        for number, line, event in split.rest:
+            _jsonl_line(out, number, line, event)
+        return
     event = 0
     for number, line in _lines(data):
         if not line.strip():
             continue
+        _jsonl_line(out, number, line, event)
         event += 1
-        if _not_utf8(line):
-            out.reject(number, _printable(line), _NOT_UTF8_REASON)
-            continue
-        try:
-            row = json.loads(line, object_pairs_hook=_object)
-        except RecursionError:
-            out.reject(number, line[:2000], "the JSON nests too deeply to be a row; write one flat object "
-                       "with fields s, p, o, ts")
-            continue
-        except ValueError as exc:
-            detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
-            out.reject(number, line, f"invalid JSON: {detail}; write one object per line such as "
-                       '{"s": "<http://example.org/a>", "p": "<http://example.org/p>", '
-                       '"o": "\\"text\\"", "ts": "2026-11-22T10:00:00Z"}')
-            continue
-        if not isinstance(row, dict):
-            out.reject(number, line, f"expected a JSON object with fields s, p, o, ts, got {_json_kind(row)}")
-            continue
-        _row(out, row, number, line, event - 1, _unkept(row, out))
+
+
+def _jsonl_line(out: _Collector, number: int, line: str, event: int) -> None:
+    """One line that is not blank: its item, or its rejection."""
+    if _not_utf8(line):
+        out.reject(number, _printable(line), _NOT_UTF8_REASON)
+        return
+    try:
+        row = json.loads(line, object_pairs_hook=_object)
+    except RecursionError:
+        out.reject(number, line[:2000], "the JSON nests too deeply to be a row; write one flat object "
+                   "with fields s, p, o, ts")
+        return
+    except ValueError as exc:
+        detail = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        out.reject(number, line, f"invalid JSON: {detail}; write one object per line such as "
+                   '{"s": "<http://example.org/a>", "p": "<http://example.org/p>", '
+                   '"o": "\\"text\\"", "ts": "2026-11-22T10:00:00Z"}')
+        return
+    if not isinstance(row, dict):
+        out.reject(number, line, f"expected a JSON object with fields s, p, o, ts, got {_json_kind(row)}")
+        return
+    _row(out, row, number, line, event, _unkept(row, out))
 
 
 class _Object(dict):

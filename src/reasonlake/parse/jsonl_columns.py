@@ -1,0 +1,130 @@
+"""The usual JSONL row read as columns: a file of 200k rows costs about a tenth of a second
+instead of the ~2 s the row-by-row reader takes (``bench/throughput.py``, ingest).
+
+A row is taken here only when its text proves it is what the row reader would accept
+unchanged: one flat object whose members are exactly ``s``, ``p``, ``o`` and ``ts``, each
+once; ``s``, ``p``, ``o`` strings holding an absolute IRI with no escape (the row reader
+returns such an IRI as written); ``ts`` an integer in the years 1-9999 or a string the
+row reader's time parser reads; and no TBox vocabulary. Every other line (a literal, a
+blank node, an escape, a float, an extra field, anything odd) goes to the row reader with
+its line number and event index, so its item or its rejection is the row reader's own:
+the two readers give the same items and rejections by construction, and
+``tests/parse/test_jsonl_columns.py`` holds them equal on generated files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from reasonlake import vocab
+from reasonlake.declare.durations import MAX_TIME_MS, MIN_TIME_MS, parse_time
+from reasonlake.errors import TimeFormatError
+
+# JSON's own whitespace (the row reader's json.loads allows no other between tokens).
+_WS = "[ \\t]*"
+# A JSON string without escapes, quotes or control characters (json.loads rejects raw
+# control characters), and a JSON integer (no leading zero, at most 16 digits: the years
+# 1-9999 in epoch milliseconds take 15).
+_STRING = '"[^"\\\\\\x00-\\x1f]*"'
+_INTEGER = "-?(?:0|[1-9][0-9]{0,15})"
+_VALUE = f"(?:{_STRING}|{_INTEGER})"
+_MEMBER = f'"(?:s|p|o|ts)"{_WS}:{_WS}{_VALUE}'
+_ROW = f"^{_WS}\\{{{_WS}{_MEMBER}{_WS}(?:,{_WS}{_MEMBER}{_WS}){{3}}\\}}{_WS}$"
+# The row reader's fast IRI (parse.terms._FAST_IRI); surrogates cannot occur in valid UTF-8.
+_IRI = '^<[A-Za-z][A-Za-z0-9+.\\-]*:[^\\x00-\\x20<>"{}|^`\\\\\\x7f-\\x9f]*>$'
+ITEM_SCHEMA = {"s": pl.String, "p": pl.String, "o": pl.String, "ts": pl.Int64, "line": pl.Int32,
+               "event": pl.Int32}
+
+
+@dataclass(frozen=True)
+class Split:
+    items: pl.DataFrame  # the rows read here (ITEM_SCHEMA)
+    rest: list[tuple[int, str, int]]  # (line number, text, event index) for the row reader
+
+
+def _member(key: str) -> pl.Expr:
+    return pl.col("text").str.extract(f'[{{,]{_WS}"{key}"{_WS}:{_WS}({_VALUE})', 1)
+
+
+def split_rows(data: bytes) -> Split | None:
+    """The rows of a JSONL file this reader takes, and the lines it leaves to the row
+    reader; None when the file as a whole is not plain UTF-8 with \\n or \\r\\n line ends
+    (the row reader then reads every line)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text:  # \r\n only: the row reader also ends a line at a lone \r
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    frame = pl.DataFrame({"text": lines}, schema={"text": pl.String}).with_row_index("index")
+    frame = frame.with_columns(pl.col("text").str.contains(_ROW).alias("shaped"))
+    shaped = frame.filter(pl.col("shaped"))
+    values = shaped.select(
+        "index", *[_member(k).alias(k) for k in ("s", "p", "o", "ts")],
+        *[pl.col("text").str.count_matches(f'[{{,]{_WS}"{k}"{_WS}:').alias(f"n_{k}") for k in ("s", "p", "o", "ts")],
+    )
+    once = pl.all_horizontal([pl.col(f"n_{k}") == 1 for k in ("s", "p", "o", "ts")])
+    iris = pl.all_horizontal([pl.col(k).str.strip_chars('"').str.contains(_IRI) & pl.col(k).str.starts_with('"')
+                              for k in ("s", "p", "o")])
+    values = values.filter(once & iris).with_columns([pl.col(k).str.strip_chars('"') for k in ("s", "p", "o")])
+    values = _with_times(values)
+    values = values.filter(pl.col("ms").is_not_null() & ~_tbox(values))
+    rest_rows = frame.join(values.select("index"), on="index", how="anti").sort("index")
+    rest_index = rest_rows.get_column("index").to_list()
+    rest_text = rest_rows.get_column("text").to_list()
+    # Event indexes count the lines that are not blank; a taken line never is, and the
+    # row reader decides blankness for the others (its str.strip is Python's).
+    blank = {i for i, t in zip(rest_index, rest_text) if not t.strip()}
+    if blank:
+        event = pl.Series("event", [i not in blank for i in range(len(lines))]).cast(pl.Int32).cum_sum() - 1
+    else:
+        event = pl.int_range(0, len(lines), dtype=pl.Int32, eager=True)
+    events = event.to_list() if rest_index else []
+    rest = [(i + 1, t, events[i]) for i, t in zip(rest_index, rest_text) if i not in blank]
+    items = values.select(
+        "s", "p", "o", pl.col("ms").alias("ts"), (pl.col("index") + 1).cast(pl.Int32).alias("line"),
+        event.gather(values.get_column("index")).alias("event"),
+    )
+    return Split(items.cast(ITEM_SCHEMA), rest)
+
+
+def _with_times(values: pl.DataFrame) -> pl.DataFrame:
+    """``ms``: the row's time, or null when the row reader should see it (a string it
+    cannot read, or an integer outside the years 1-9999)."""
+    ts = pl.col("ts")
+    is_text = ts.str.starts_with('"')
+    values = values.with_columns(
+        pl.when(is_text).then(None).otherwise(ts.cast(pl.Int64, strict=False)).alias("ms"))
+    values = values.with_columns(
+        pl.when((pl.col("ms") >= MIN_TIME_MS) & (pl.col("ms") <= MAX_TIME_MS)).then(pl.col("ms")).alias("ms"))
+    texts = values.filter(is_text).get_column("ts").unique().to_list()
+    if not texts:
+        return values
+    parsed = {}
+    for text in texts:
+        try:
+            parsed[text] = parse_time(text[1:-1], what="field 'ts'")
+        except TimeFormatError:
+            pass
+    if not parsed:
+        return values
+    known = pl.DataFrame({"ts": list(parsed), "parsed": list(parsed.values())},
+                         schema={"ts": pl.String, "parsed": pl.Int64})
+    return (values.join(known, on="ts", how="left")
+            .with_columns(pl.coalesce("ms", "parsed").alias("ms")).drop("parsed"))
+
+
+def _tbox(values: pl.DataFrame) -> pl.Expr:
+    """Rows the row reader rejects as TBox vocabulary (``vocab.tbox_reason``), decided once
+    per predicate, and per class for rdf:type rows."""
+    predicates = [p for p in values.get_column("p").unique().to_list()
+                  if p != vocab.TYPE and vocab.tbox_reason("", p, "") is not None]
+    types = values.filter(pl.col("p") == vocab.TYPE).get_column("o").unique().to_list()
+    classes = [o for o in types if vocab.tbox_reason("", vocab.TYPE, o) is not None]
+    return pl.col("p").is_in(predicates) | ((pl.col("p") == vocab.TYPE) & pl.col("o").is_in(classes))
