@@ -3,9 +3,11 @@ instead of the ~2 s the row-by-row reader takes (``bench/throughput.py``, ingest
 
 A row is taken here only when its text proves it is what the row reader would accept
 unchanged: one flat object whose members are exactly ``s``, ``p``, ``o`` and ``ts``, each
-once; ``s``, ``p``, ``o`` strings holding an absolute IRI with no escape (the row reader
-returns such an IRI as written); ``ts`` an integer in the years 1-9999 or a string the
-row reader's time parser reads; and no TBox vocabulary. Every other line (a literal, a
+once; ``s``, ``p`` strings holding an absolute IRI with no escape (the row reader
+returns such an IRI as written), ``o`` such an IRI or a literal whose only JSON escape is
+``\\"`` (its canonical form is the row reader's, computed once per distinct literal);
+``ts`` an integer in the years 1-9999 or a string the row reader's time parser reads; and
+no TBox vocabulary. Every other line (a literal, a
 blank node, an escape, a float, an extra field, anything odd) goes to the row reader with
 its line number and event index, so its item or its rejection is the row reader's own:
 the two readers give the same items and rejections by construction, and
@@ -20,13 +22,14 @@ import polars as pl
 from reasonlake import vocab
 from reasonlake.declare.durations import MAX_TIME_MS, MIN_TIME_MS, parse_time
 from reasonlake.errors import TimeFormatError
+from reasonlake.parse.terms import OBJECT, TermError, normalize_term
 
 # JSON's own whitespace (the row reader's json.loads allows no other between tokens).
 _WS = "[ \\t]*"
 # A JSON string without escapes, quotes or control characters (json.loads rejects raw
 # control characters), and a JSON integer (no leading zero, at most 16 digits: the years
 # 1-9999 in epoch milliseconds take 15).
-_STRING = '"[^"\\\\\\x00-\\x1f]*"'
+_STRING = '"(?:[^"\\\\\\x00-\\x1f]|\\\\")*"'
 _INTEGER = "-?(?:0|[1-9][0-9]{0,15})"
 _VALUE = f"(?:{_STRING}|{_INTEGER})"
 _MEMBER = f'"(?:s|p|o|ts)"{_WS}:{_WS}{_VALUE}'
@@ -70,11 +73,16 @@ def split_rows(data: bytes) -> Split | None:
         *[pl.col("text").str.count_matches(f'[{{,]{_WS}"{k}"{_WS}:').alias(f"n_{k}") for k in ("s", "p", "o", "ts")],
     )
     once = pl.all_horizontal([pl.col(f"n_{k}") == 1 for k in ("s", "p", "o", "ts")])
-    iris = pl.all_horizontal([pl.col(k).str.strip_chars('"').str.contains(_IRI) & pl.col(k).str.starts_with('"')
-                              for k in ("s", "p", "o")])
-    values = values.filter(once & iris).with_columns([pl.col(k).str.strip_chars('"') for k in ("s", "p", "o")])
+    # a JSON string's text: the quotes off, its only escape (\\") undone
+    text = {k: pl.col(k).str.slice(1, pl.col(k).str.len_chars() - 2).str.replace_all('\\"', '"', literal=True)
+            for k in ("s", "p", "o")}
+    strings = pl.all_horizontal([pl.col(k).str.starts_with('"') for k in ("s", "p", "o")])
+    values = values.filter(once & strings).with_columns([text[k] for k in ("s", "p", "o")])
+    values = values.filter(pl.col("s").str.contains(_IRI) & pl.col("p").str.contains(_IRI))
+    values = _with_objects(values)
     values = _with_times(values)
-    values = values.filter(pl.col("ms").is_not_null() & ~_tbox(values))
+    values = values.filter(pl.col("ms").is_not_null() & pl.col("o").is_not_null())
+    values = values.filter(~_tbox(values))
     rest_rows = frame.join(values.select("index"), on="index", how="anti").sort("index")
     rest_index = rest_rows.get_column("index").to_list()
     rest_text = rest_rows.get_column("text").to_list()
@@ -90,8 +98,30 @@ def split_rows(data: bytes) -> Split | None:
     items = values.select(
         "s", "p", "o", pl.col("ms").alias("ts"), (pl.col("index") + 1).cast(pl.Int32).alias("line"),
         event.gather(values.get_column("index")).alias("event"),
-    )
+    ).sort("line")
     return Split(items.cast(ITEM_SCHEMA), rest)
+
+
+def _with_objects(values: pl.DataFrame) -> pl.DataFrame:
+    """``o`` as the row reader spells it: an IRI as written, a literal in its canonical form
+    (``parse.terms.normalize_term``, once per distinct literal), null for what the row
+    reader should see (a blank node, a bad term)."""
+    literals = values.filter(~pl.col("o").str.contains(_IRI)).get_column("o").unique().to_list()
+    if not literals:
+        return values
+    canonical = {}
+    for text in literals:
+        if text.startswith('"'):
+            try:
+                canonical[text] = normalize_term(text, OBJECT)
+            except TermError:
+                pass
+    known = pl.DataFrame({"o": list(canonical), "canonical": list(canonical.values())},
+                         schema={"o": pl.String, "canonical": pl.String})
+    iri = pl.col("o").str.contains(_IRI)
+    return (values.join(known, on="o", how="left", maintain_order="left")
+            .with_columns(pl.when(iri).then(pl.col("o")).otherwise(pl.col("canonical")).alias("o"))
+            .drop("canonical"))
 
 
 def _with_times(values: pl.DataFrame) -> pl.DataFrame:
