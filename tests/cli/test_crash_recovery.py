@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -105,6 +106,21 @@ def test_crash_after_step_then_rerun(cli, tmp_path, step):
 
     home = _home(cli)
     _same_rows(read.facts(home, "crashy", close=6000), read.facts(home, "steady", close=6000))
+
+
+def test_ingest_of_several_files_crashed_after_its_events_then_rerun(cli, tmp_path):
+    """Plain files are committed together: a crash between the events commit and the ingest
+    records, then the same command again, leaves every item once."""
+    files = [str(jsonl(tmp_path / f"f{n}.jsonl", [(ex(f"a{n}_{i}"), ex("p"), ex("b"), 1000 + i) for i in range(5)]))
+             for n in range(3)]
+    code, _, err = _subprocess_cli(cli.home, "ingest", "s", *files, env_extra={faults.CRASH_AFTER_ENV: "ingest: events"})
+    assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
+    code, out, err = _subprocess_cli(cli.home, "ingest", "s", *files)
+    assert code == 0, err
+    home = _home(cli)
+    events = home.table("events").groupBy("file").count().collect()
+    assert sorted((Path(r.file).name, r["count"]) for r in events) == [("f0.jsonl", 5), ("f1.jsonl", 5), ("f2.jsonl", 5)]
+    assert sorted(r.seq for r in home.table("ingests").select("seq").collect()) == [1, 2, 3]
 
 
 def cli_spark():

@@ -96,3 +96,42 @@ def test_generated_files_read_alike(seed, monkeypatch):
 def test_files_the_columnar_reader_leaves_whole_read_alike(data, monkeypatch):
     columns, rows = _both(data, monkeypatch)
     assert (columns.items, columns.rejected) == (rows.items, rows.rejected)
+
+
+# ---- N-Triples ---------------------------------------------------------------------------
+
+
+def _nt_term(rng: random.Random, position: str) -> str:
+    if rng.random() < 0.7:
+        return f"<{E}n{rng.randrange(30)}>"
+    return rng.choice([
+        "_:b1", "_:b2", f"<{E}a\\u0041>", "<rel>", "ex:short", f"<{E}é>", "<urn:x:y>",
+        '"text"', '"a\\"quote"', '"tab\\there"', '"été"@FR', '"5"^^<http://www.w3.org/2001/XMLSchema#integer>',
+        '"x"^^<http://www.w3.org/2001/XMLSchema#string>', '"bad\\q"', '"l"@', '"u\\u00e9"',
+        "<http://www.w3.org/2000/01/rdf-schema#subClassOf>", "<http://www.w3.org/2002/07/owl#Class>",
+    ])
+
+
+def _nt_line(rng: random.Random) -> str:
+    if rng.random() < 0.05:
+        return rng.choice(["", "   ", "# a comment", ".", "<a> <b>", "\u3000"])
+    p = rng.choice([TYPE, f"<{E}p>", _nt_term(rng, "p")])
+    o = "<http://www.w3.org/2002/07/owl#Class>" if p == TYPE and rng.random() < 0.1 else _nt_term(rng, "o")
+    sep = rng.choice([" ", "\t", "  ", ""])
+    end = rng.choice([" .", ".", " . ", " . # note", " .\t", ""])
+    return rng.choice(["", " "]) + sep.join([_nt_term(rng, "s"), p, o]) + end
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_generated_ntriples_read_alike(seed, monkeypatch):
+    rng = random.Random(seed)
+    lines = [_nt_line(rng) for _ in range(400)]
+    ending = rng.choice(["\n", "\r\n"])
+    data = (ending.join(lines) + ending).encode()
+    columns = parse_bytes("f.nt", data, file_key="k", ts=T0_MS)
+    monkeypatch.setattr(formats, "COLUMNS", False)
+    rows = parse_bytes("f.nt", data, file_key="k", ts=T0_MS)
+    assert columns.table is not None and columns.table.height > 30
+    assert columns.table.filter(columns.table.get_column("o").str.starts_with('"')).height
+    assert columns.items == rows.items
+    assert columns.rejected == rows.rejected

@@ -189,3 +189,10 @@ def test_split_statement():
         split_statement("<http://e/a> <http://e/p> <http://e/o> . junk")
     with pytest.raises(TermError, match="no closing"):
         split_statement('<http://e/a> <http://e/p> "open .')
+
+
+def test_a_space_ntriples_does_not_allow_is_named():
+    from reasonlake.parse.terms import TermError, split_statement
+
+    with pytest.raises(TermError, match="unexpected character U\\+3000 at column 1"):
+        split_statement("\u3000")

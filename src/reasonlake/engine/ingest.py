@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.engine import admit, table_cache
+from reasonlake.engine import admit, faults, table_cache
 from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
 from reasonlake.engine.timing import step
@@ -54,17 +54,25 @@ def _ingests(home: Home) -> pl.DataFrame:
     return table_cache.read(home.spark, home.path("ingests"), ("ingests",), read)
 
 
-def ingest_file(
-    home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False,
-    sha: str | None = None,
-) -> IngestReport:
+# Plain files committed together: up to this many bytes of input a commit (the items of a
+# batch are held in the driver until it is written).
+BATCH_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class _Read:
+    path: Path
+    sha: str
+    previous: int  # earlier ingests of this content into the stream (--allow-duplicate-file)
+    parsed: object  # parse.formats.ParsedFile
+
+
+def _read(home: Home, stream: str, path: Path, ts: int | None, allow_duplicate: bool, sha: str | None) -> _Read:
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
     sha = sha or sha256_of(path)
-    ingests = _ingests(home)
-    earlier = ingests.filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
-    previous = earlier.height
-    if previous and not allow_duplicate:
+    earlier = _ingests(home).filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
+    if earlier.height and not allow_duplicate:
         first = earlier.sort("seq").row(0, named=True)
         raise DuplicateFileError(
             f"{path}: this content was already ingested into stream '{stream}' "
@@ -72,13 +80,36 @@ def ingest_file(
         )
     with step("ingest: parse"):
         parsed = parse_file(path, ts=ts, file_key=sha[:12])
-    seq = (ingests.get_column("seq").max() or 0) + 1
-    txn = {"txnAppId": f"ingest-{stream}-{sha}", "txnVersion": previous + 1}
-    if parsed.count:
+    return _Read(path, sha, earlier.height, parsed)
+
+
+def ingest_file(
+    home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False,
+    sha: str | None = None,
+) -> IngestReport:
+    return _commit(home, stream, [_read(home, stream, Path(path), ts, allow_duplicate, sha)])[0]
+
+
+def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
+    """Append the files' events, quarantined rows and ingest records: one commit per table
+    for all of them. Idempotent: a re-run of the same files after a crash between the
+    commits writes nothing twice (one Delta transaction id for the batch, by content)."""
+    ingests = _ingests(home)
+    first_seq = (ingests.get_column("seq").max() or 0) + 1
+    seqs = [first_seq + n for n in range(len(files))]
+    if len(files) == 1:  # the id a single file's ingest has always had
+        txn = {"txnAppId": f"ingest-{stream}-{files[0].sha}", "txnVersion": files[0].previous + 1}
+    else:
+        call = hashlib.sha256("\0".join(f.sha for f in files).encode()).hexdigest()
+        txn = {"txnAppId": f"ingest-{stream}-{call}", "txnVersion": max(f.previous for f in files) + 1}
+    frames = [f.parsed.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"),
+                                            pl.lit(str(f.path)).alias("file"))
+              for f, seq in zip(files, seqs) if f.parsed.count]
+    if frames:
         # Terms are encoded once, here, so every view over the stream admits plain ids;
         # the ids are computed in the driver (the same hash as Spark's), and the events go
         # to Delta from Arrow in one job.
-        items = parsed.frame()
+        items = pl.concat(frames)
         ids = driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))
         with step("ingest: terms"):
             register_driver_terms(home.spark, home.path("terms"), ids)
@@ -86,36 +117,38 @@ def ingest_file(
             items = items.join(ids.rename({"term": x, "id": f"{x}_id"}), on=x, how="left")
         events = items.select(
             pl.lit(stream).alias("stream"), "s", "p", "o", "s_id", "p_id", "o_id", "ts",
-            (pl.col("ts") // DAY_MS).alias("ts_day"), pl.lit(seq, pl.Int64).alias("ingest_seq"),
-            pl.lit(str(path)).alias("file"), "line", "event",
+            (pl.col("ts") // DAY_MS).alias("ts_day"), "ingest_seq", "file", "line", "event",
         )
         with step("ingest: events"):
             before = table_cache.latest_commit(home.spark, home.path("events"))
             to_spark(home.spark, events, EVENT_SCHEMA).write.format("delta").mode("append").options(**txn).save(
                 home.path("events"))
-            admit.after_ingest(home, stream, seq, before, events)
-    if parsed.rejected:
-        rows = [(stream, str(path), r.line, r.raw, r.reason, seq) for r in parsed.rejected]
+            admit.after_ingest(home, stream, seqs[-1], before, events)
+    faults.reached("ingest: events")
+    rejected = [(stream, str(f.path), r.line, r.raw, r.reason, seq)
+                for f, seq in zip(files, seqs) for r in f.parsed.rejected]
+    if rejected:
         bad = home.spark.createDataFrame(
-            rows, "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT"
+            rejected, "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT"
         ).withColumn("at", F.current_timestamp())
         bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
     path_ingests = home.path("ingests")
     before = table_cache.latest_commit(home.spark, path_ingests)
-    record = home.spark.createDataFrame(
-        [(seq, stream, str(path), sha, parsed.count, len(parsed.rejected))],
-        "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT",
-    ).withColumn("at", F.current_timestamp())
-    record.write.format("delta").mode("append").options(**txn).save(path_ingests)
-    row = pl.DataFrame({"seq": [seq], "stream": [stream], "file": [str(path)], "sha256": [sha]},
-                       schema=ingests.schema)
+    records = [(seq, stream, str(f.path), f.sha, f.parsed.count, len(f.parsed.rejected))
+               for f, seq in zip(files, seqs)]
+    home.spark.createDataFrame(
+        records, "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT",
+    ).withColumn("at", F.current_timestamp()).write.format("delta").mode("append").options(**txn).save(path_ingests)
+    added = pl.DataFrame({"seq": seqs, "stream": [stream] * len(files), "file": [str(f.path) for f in files],
+                          "sha256": [f.sha for f in files]}, schema=ingests.schema)
     table_cache.after_own_commit(home.spark, path_ingests, ("ingests",), before,
-                                 lambda kept: pl.concat([kept, row]))
-    table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before, lambda kept: max(kept, seq))
-    return IngestReport(
-        file=str(path), seq=seq, items=parsed.count, quarantined=len(parsed.rejected),
-        reasons=tuple((r.line, r.raw, r.reason) for r in parsed.rejected), notes=parsed.notes,
-    )
+                                 lambda kept: pl.concat([kept, added]))
+    table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before,
+                                 lambda kept: max(kept, seqs[-1]))
+    return [IngestReport(
+        file=str(f.path), seq=seq, items=f.parsed.count, quarantined=len(f.parsed.rejected),
+        reasons=tuple((r.line, r.raw, r.reason) for r in f.parsed.rejected), notes=f.parsed.notes,
+    ) for f, seq in zip(files, seqs)]
 
 
 def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = None,
@@ -135,12 +168,20 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     plain = [Path(f.name) for f in files if not f.uri]
     digests = _check_new(home, stream, plain) if not allow_duplicate else {}
     reports: list[IngestReport] = []
-    for path in plain:
-        try:
-            reports.append(ingest_file(home, stream, path, ts=ts, allow_duplicate=allow_duplicate,
-                                       sha=digests.get(path)))
-        except IngestError as exc:
-            raise _partial(exc, reports) from exc
+    batch: list[_Read] = []
+    size = 0
+    try:
+        # files parsed one by one, committed together up to BATCH_BYTES of input
+        for path in plain:
+            batch.append(_read(home, stream, path, ts, allow_duplicate, digests.get(path)))
+            size += path.stat().st_size
+            if size >= BATCH_BYTES:
+                reports += _commit(home, stream, batch)
+                batch, size = [], 0
+        if batch:
+            reports += _commit(home, stream, batch)
+    except IngestError as exc:
+        raise _partial(exc, reports) from exc
     uris = [f.name for f in files if f.uri]
     if uris:
         try:

@@ -34,7 +34,7 @@ from rdflib.plugins.stores.memory import Memory
 from reasonlake import vocab
 from reasonlake.declare.durations import TIME_HELP, parse_time
 from reasonlake.errors import IngestError, TimeFormatError
-from reasonlake.parse import jsonl_columns, turtle_units
+from reasonlake.parse import jsonl_columns, nt_columns, turtle_units
 from reasonlake.parse.jsonl_columns import ITEM_SCHEMA
 from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import (
@@ -459,7 +459,29 @@ class _Quad(NamedTuple):
 
 
 def _read_nt(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
-    _single_event(_statements(data, out, quads=False), ts, out)
+    split = nt_columns.split_lines(data) if COLUMNS else None
+    if split is None:
+        _single_event(_statements(data, out, quads=False), ts, out)
+        return
+    # the usual lines as columns, the others line by line; a triple repeated in both
+    # counts once, at its first line, as the statement reader counts it
+    quads = _statement_lines(split.rest, out, quads=False)
+    triples = split.triples.unique(["s", "p", "o"], keep="first", maintain_order=True)
+    first: dict[tuple[str, str, str], int] = {}
+    for quad in quads:
+        first.setdefault((quad.s, quad.p, quad.o), quad.line)
+    if first:
+        slow = pl.DataFrame({"s": [k[0] for k in first], "p": [k[1] for k in first], "o": [k[2] for k in first],
+                             "slow_line": list(first.values())},
+                            schema={"s": pl.String, "p": pl.String, "o": pl.String, "slow_line": pl.Int32})
+        both = triples.join(slow, on=["s", "p", "o"], how="inner")
+        later = {(r[0], r[1], r[2]) for r in both.filter(pl.col("line") < pl.col("slow_line")).iter_rows()}
+        quads = [q for q in quads if (q.s, q.p, q.o) not in later]
+        triples = triples.join(both.filter(pl.col("slow_line") < pl.col("line")).select("s", "p", "o"),
+                               on=["s", "p", "o"], how="anti", maintain_order="left")
+    _single_event(quads, ts, out)
+    out.table = triples.select("s", "p", "o", pl.lit(ts, pl.Int64).alias("ts"), "line",
+                               pl.lit(0, pl.Int32).alias("event")).cast(ITEM_SCHEMA)
 
 
 def _read_nq(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
@@ -476,9 +498,14 @@ def _read_trig(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
 
 def _statements(data: bytes, out: _Collector, *, quads: bool) -> list[_Quad]:
     """Line-by-line N-Triples / N-Quads, so one bad line costs only that line."""
+    return _statement_lines(_lines(data), out, quads=quads)
+
+
+def _statement_lines(lines, out: _Collector, *, quads: bool) -> list[_Quad]:
+    """_statements over (number, text) lines."""
     found: list[_Quad] = []
     most = 4 if quads else 3
-    for number, line in _lines(data):
+    for number, line in lines:
         if _not_utf8(line):
             out.reject(number, _printable(line), _NOT_UTF8_REASON)
             continue

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reasonlake import vocab
 from reasonlake.declare.durations import MAX_TIME_MS, MIN_TIME_MS, parse_time
 from reasonlake.errors import TimeFormatError
-from reasonlake.parse.terms import OBJECT, TermError, normalize_term
+from reasonlake.parse.columns import IRI, tbox_rows, text_lines, with_literals
 
 # JSON's own whitespace (the row reader's json.loads allows no other between tokens).
 _WS = "[ \\t]*"
@@ -34,8 +33,6 @@ _INTEGER = "-?(?:0|[1-9][0-9]{0,15})"
 _VALUE = f"(?:{_STRING}|{_INTEGER})"
 _MEMBER = f'"(?:s|p|o|ts)"{_WS}:{_WS}{_VALUE}'
 _ROW = f"^{_WS}\\{{{_WS}{_MEMBER}{_WS}(?:,{_WS}{_MEMBER}{_WS}){{3}}\\}}{_WS}$"
-# The row reader's fast IRI (parse.terms._FAST_IRI); surrogates cannot occur in valid UTF-8.
-_IRI = '^<[A-Za-z][A-Za-z0-9+.\\-]*:[^\\x00-\\x20<>"{}|^`\\\\\\x7f-\\x9f]*>$'
 ITEM_SCHEMA = {"s": pl.String, "p": pl.String, "o": pl.String, "ts": pl.Int64, "line": pl.Int32,
                "event": pl.Int32}
 
@@ -54,17 +51,9 @@ def split_rows(data: bytes) -> Split | None:
     """The rows of a JSONL file this reader takes, and the lines it leaves to the row
     reader; None when the file as a whole is not plain UTF-8 with \\n or \\r\\n line ends
     (the row reader then reads every line)."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    lines = text_lines(data)
+    if lines is None:
         return None
-    if "\r" in text:  # \r\n only: the row reader also ends a line at a lone \r
-        if text.count("\r") != text.count("\r\n"):
-            return None
-        text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
     frame = pl.DataFrame({"text": lines}, schema={"text": pl.String}).with_row_index("index")
     frame = frame.with_columns(pl.col("text").str.contains(_ROW).alias("shaped"))
     shaped = frame.filter(pl.col("shaped"))
@@ -78,11 +67,11 @@ def split_rows(data: bytes) -> Split | None:
             for k in ("s", "p", "o")}
     strings = pl.all_horizontal([pl.col(k).str.starts_with('"') for k in ("s", "p", "o")])
     values = values.filter(once & strings).with_columns([text[k] for k in ("s", "p", "o")])
-    values = values.filter(pl.col("s").str.contains(_IRI) & pl.col("p").str.contains(_IRI))
+    values = values.filter(pl.col("s").str.contains(IRI) & pl.col("p").str.contains(IRI))
     values = _with_objects(values)
     values = _with_times(values)
     values = values.filter(pl.col("ms").is_not_null() & pl.col("o").is_not_null())
-    values = values.filter(~_tbox(values))
+    values = values.filter(~tbox_rows(values))
     rest_rows = frame.join(values.select("index"), on="index", how="anti").sort("index")
     rest_index = rest_rows.get_column("index").to_list()
     rest_text = rest_rows.get_column("text").to_list()
@@ -103,25 +92,12 @@ def split_rows(data: bytes) -> Split | None:
 
 
 def _with_objects(values: pl.DataFrame) -> pl.DataFrame:
-    """``o`` as the row reader spells it: an IRI as written, a literal in its canonical form
-    (``parse.terms.normalize_term``, once per distinct literal), null for what the row
-    reader should see (a blank node, a bad term)."""
-    literals = values.filter(~pl.col("o").str.contains(_IRI)).get_column("o").unique().to_list()
-    if not literals:
-        return values
-    canonical = {}
-    for text in literals:
-        if text.startswith('"'):
-            try:
-                canonical[text] = normalize_term(text, OBJECT)
-            except TermError:
-                pass
-    known = pl.DataFrame({"o": list(canonical), "canonical": list(canonical.values())},
-                         schema={"o": pl.String, "canonical": pl.String})
-    iri = pl.col("o").str.contains(_IRI)
-    return (values.join(known, on="o", how="left", maintain_order="left")
-            .with_columns(pl.when(iri).then(pl.col("o")).otherwise(pl.col("canonical")).alias("o"))
-            .drop("canonical"))
+    """``o`` as the row reader spells it: an IRI as written, a literal in its canonical form,
+    null for what the row reader should see (a blank node, a bad term)."""
+    iri = pl.col("o").str.contains(IRI)
+    literal = pl.col("o").str.starts_with('"')
+    values = values.with_columns(pl.when(iri | literal).then(pl.col("o")).alias("o"))
+    return with_literals(values, ~iri & literal)
 
 
 def _with_times(values: pl.DataFrame) -> pl.DataFrame:
@@ -148,13 +124,3 @@ def _with_times(values: pl.DataFrame) -> pl.DataFrame:
                          schema={"ts": pl.String, "parsed": pl.Int64})
     return (values.join(known, on="ts", how="left")
             .with_columns(pl.coalesce("ms", "parsed").alias("ms")).drop("parsed"))
-
-
-def _tbox(values: pl.DataFrame) -> pl.Expr:
-    """Rows the row reader rejects as TBox vocabulary (``vocab.tbox_reason``), decided once
-    per predicate, and per class for rdf:type rows."""
-    predicates = [p for p in values.get_column("p").unique().to_list()
-                  if p != vocab.TYPE and vocab.tbox_reason("", p, "") is not None]
-    types = values.filter(pl.col("p") == vocab.TYPE).get_column("o").unique().to_list()
-    classes = [o for o in types if vocab.tbox_reason("", vocab.TYPE, o) is not None]
-    return pl.col("p").is_in(predicates) | ((pl.col("p") == vocab.TYPE) & pl.col("o").is_in(classes))

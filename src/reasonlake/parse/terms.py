@@ -296,5 +296,8 @@ def split_statement(line: str) -> list[str]:
             match = _BNODE.match(line, i) or _TOKEN_LOOSE_BNODE.match(line, i)
         else:
             match = _TOKEN_OTHER.match(line, i)
+            if not match:  # a space N-Triples does not allow (U+3000, U+00A0, ...)
+                raise TermError(f"unexpected character U+{ord(char):04X} at column {i + 1}; terms are "
+                                "separated by spaces or tabs")
         tokens.append(match.group())
         i = match.end()
