@@ -112,7 +112,7 @@ class Lakehouse:
         if not history or not DeltaTable.isDeltaTable(self.spark, violations.path(self.home, name)):
             return None, history[-1].close if history else None
         record, at = read.pick(self.home, name, close, None)
-        return violations.decoded(self.home, name, at), at
+        return violations.decoded(self.home, name, at, record.violations_version if record else None), at
 
     def rules(self, name: str):
         """The compiled program of a view (or of a view file): active rules, ignored axioms."""

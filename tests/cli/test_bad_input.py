@@ -107,6 +107,24 @@ def test_view_redefinition(cli, tmp_path):
     assert f"{ex('a')} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> {ex('Agent')} ." in out
 
 
+def test_events_before_the_view_start_are_recorded_as_late(cli, tmp_path):
+    view = simple_view(tmp_path)
+    view.write_text(view.read_text().replace("start: 0", "start: 10000"))
+    cli("view", "create", str(view))
+    events = [(ex("early"), ex("knows"), ex("b"), 5000), (ex("edge"), ex("knows"), ex("b"), 10000),
+              (ex("in"), ex("knows"), ex("b"), 12000)]
+    cli("ingest", "s", str(jsonl(tmp_path / "a.jsonl", events)))
+    cli("slide", "v", "--until", "15000")
+    out = cli("export", "v")
+    assert f"{ex('in')} {ex('knows')} {ex('b')} ." in out and ex("early") not in out and ex("edge") not in out
+    recorded = [json.loads(line) for line in cli("sql", "SELECT s, reason FROM rl_late", "--format", "json").splitlines()]
+    assert sorted(r["s"] for r in recorded) == sorted([ex("early"), ex("edge")])
+    assert all("at or before the start of the view's windows (1970-01-01T00:00:10.000Z)" in r["reason"]
+               for r in recorded), recorded
+    lines = cli("history", "v").splitlines()
+    assert lines[1].split()[lines[0].split().index("late")] == "2"  # counted at the first close
+
+
 def test_late_events(cli, tmp_path):
     cli("view", "create", str(simple_view(tmp_path)))
     cli("ingest", "s", str(jsonl(tmp_path / "a.jsonl", [(ex("a"), ex("knows"), ex("b"), 5000)])))

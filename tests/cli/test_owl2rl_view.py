@@ -115,3 +115,6 @@ def test_violation_leaves_with_its_oldest_triple_and_stays_at_its_close(cli, tmp
     assert violations_status(cli, "r", *at60) == "view r at 1970-01-01T00:01:00.000Z: inconsistent: 1 violation(s)"
     history = [line.split() for line in cli("history", "r").splitlines()[1:]]
     assert [(h[0], h[-2]) for h in history] == [("1970-01-01T00:01:00.000Z", "1"), ("1970-01-01T00:01:30.000Z", "0")]
+    cli("rebuild", "r")  # rewrites the violations table as of its last close, where there is none
+    assert violations(cli, "r") == set()
+    assert violations(cli, "r", *at60) == found  # read as they were at that close

@@ -15,6 +15,7 @@ import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.declare.durations import format_time
 from reasonlake.engine import local_rules, table_cache
 from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
@@ -23,6 +24,10 @@ from reasonlake.plan.windows import Window
 
 DAY_MS = 86_400_000
 
+
+LATE = "arrived after the window that would hold it had closed and its time is past expiry at this close"
+BEFORE_START = ("its time is at or before the start of the view's windows ({start}): no window of the "
+                "view holds it (a view with an earlier `start` would)")
 
 ITEM_COLUMNS = ["s", "p", "o", "origin", "rule", "n"]
 ITEM_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, n BIGINT"
@@ -68,7 +73,13 @@ def admit(
     lo = opens if previous is None else max(previous, opens)  # the fresh events: lo < ts <= close
     fresh = stream_events(home, stream, upto_seq, lo, close)
     late_in = late_out = None
-    if previous is not None:
+    if previous is None:
+        # Before the view's first close: the events at or before its start, which no window
+        # of the view holds, are recorded as late rather than passed over in silence.
+        late_out = home.table("events").where(
+            (F.col("stream") == stream) & (F.col("ingest_seq") <= upto_seq)
+            & (F.col("ts_day") <= F.floor(F.lit(opens) / DAY_MS)) & (F.col("ts") <= opens))
+    else:
         arrived = F.col("ingest_seq") > seen_seq
         if seen_seq < upto_seq:  # only files ingested since the last close can be late
             if previous > opens:
@@ -80,7 +91,9 @@ def admit(
     if driver_rows > 0 and late_in is not None and _none_late(home, stream, seen_seq, upto_seq, previous):
         late_in = late_out = None  # this process wrote every event since: none is late
     events = fresh if late_in is None else fresh.unionByName(late_in)
-    late = late_out.select("s", "p", "o", "ts", "ingest_seq") if late_out is not None else None
+    reason = (BEFORE_START.format(start=format_time(opens)) if previous is None else LATE)
+    late = late_out.select("s", "p", "o", "ts", "ingest_seq", F.lit(reason).alias("reason")) \
+        if late_out is not None else None
     # A pane small enough for a close in the driver comes there in one job, without the
     # shuffle of a grouping: it is grouped there, and counted, and the rules start from it.
     raw = None
@@ -211,10 +224,7 @@ def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: 
         return 0
     rows = late.select(
         F.lit(view).alias("view"), "s", "p", "o", "ts", "ingest_seq", F.lit(close).cast("long").alias("close"),
-        F.lit(
-            "arrived after the window that would hold it had closed and its time is past "
-            "expiry at this close"
-        ).alias("reason"),
+        "reason",
     ).localCheckpoint()
     count = rows.count()
     if count:

@@ -64,7 +64,7 @@ class Home:
         applied = self._applied()
         if applied is None:
             raise HomeError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
-        pending = [name for v, name in migrate.available() if v not in applied]
+        pending = [file.name for v, file in migrate.available() if v not in applied]
         if pending:
             raise HomeError(
                 f"{self.root} needs migrations {', '.join(pending)}; "

@@ -49,7 +49,24 @@ def apply_pending(spark, home: str) -> list[str]:
         if version in done:
             continue
         for statement in statements(file.read_text()):
-            spark.sql(statement.replace("${home}", home))
+            statement = statement.replace("${home}", home)
+            if not _columns_there(spark, statement):
+                spark.sql(statement)
         spark.sql(f"INSERT INTO {log} VALUES ({version}, '{file.name}', current_timestamp())")
         applied.append(file.name)
     return applied
+
+
+_ADD_COLUMNS = re.compile(r"ALTER\s+TABLE\s+(\S+)\s+ADD\s+COLUMNS\s*\((.*)\)\s*$", re.I | re.S)
+
+
+def _columns_there(spark, statement: str) -> bool:
+    """Whether ``statement`` adds columns the table has already: a migration that ran but
+    was not recorded (a crash between the two) is then recorded without running again."""
+    match = _ADD_COLUMNS.match(statement.strip())
+    if not match:
+        return False
+    wanted = {part.split()[0].strip("`").lower() for part in match.group(2).split(",") if part.strip()}
+    have = {name.lower() for name in spark.table(match.group(1)).columns}
+    return wanted <= have
+

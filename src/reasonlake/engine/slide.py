@@ -232,6 +232,7 @@ def process_close(
         late=late, seconds=round(time.perf_counter() - started, 3),
         violations=_live_violations(home, decl.name, close, last, found is not None, recorded),
         repairs=len(repaired.decision.removals) if repaired is not None else 0,
+        violations_version=viol.version(home, decl.name) if found is not None else None,
     )
     with step("record close"):
         state.append(home, decl.name, record)
@@ -425,6 +426,7 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
         violations=viol.count_live(home, view, close) if found is not None else 0,
         repairs=repairs,
+        violations_version=viol.version(home, view) if found is not None else None,
     )
     return record
 

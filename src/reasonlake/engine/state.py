@@ -30,6 +30,7 @@ class Published:
     seconds: float
     violations: int | None = 0  # owl2rl: violations live at this close (None: not recorded)
     repairs: int | None = 0  # newest-wins: explicit items removed at this close
+    violations_version: int | None = None  # the violations table's version holding this close's
 
 
 def lineage(home: Home, view: str) -> list[Published]:
@@ -62,7 +63,7 @@ def _records(home: Home, view: str) -> list[Published]:
 _RECORD_SCHEMA = (  # view, then Published's fields in order
     "view STRING, seq BIGINT, close BIGINT, version BIGINT, mode STRING, events_seq BIGINT, "
     "admitted BIGINT, expired BIGINT, derived BIGINT, renewed BIGINT, rounds INT, late BIGINT, "
-    "seconds DOUBLE, violations BIGINT, repairs BIGINT"
+    "seconds DOUBLE, violations BIGINT, repairs BIGINT, violations_version BIGINT"
 )
 
 

@@ -67,8 +67,25 @@ def replace(home: Home, view: str, window: Window, found: DataFrame | None, clos
     rows.write.format("delta").mode("overwrite").save(path(home, view))
 
 
-def live(home: Home, view: str, close: int) -> DataFrame:
-    table = home.spark.read.format("delta").load(path(home, view))
+def version(home: Home, view: str) -> int:
+    """The table's latest Delta version: the one a close records as holding its violations."""
+    from delta.tables import DeltaTable
+
+    from reasonlake.engine.table_cache import latest_commit
+
+    commit = latest_commit(home.spark, path(home, view))  # from the log: no Spark job
+    if commit is not None:
+        return commit[0]
+    return DeltaTable.forPath(home.spark, path(home, view)).history(1).first().version
+
+
+def live(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
+    """The violations live at ``close``, read at the table version that close recorded (a
+    later rebuild or renewal rewrites rows), or at the latest when it recorded none."""
+    reader = home.spark.read.format("delta")
+    if at_version is not None:
+        reader = reader.option("versionAsOf", at_version)
+    table = reader.load(path(home, view))
     return table.where((F.col("first_close") <= close) & (F.col("exp_pane") > close))
 
 
@@ -81,9 +98,9 @@ def _time(column: str):
     return F.when(F.col(column) < F.lit(NEVER), F.timestamp_millis(F.col(column)))
 
 
-def decoded(home: Home, view: str, close: int) -> DataFrame:
+def decoded(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
     """rule, first_close, bindings and triples as N-Triples text, one row per violation."""
-    rows = live(home, view, close)
+    rows = live(home, view, close, at_version)
     terms = home.table("terms")
     exploded = rows.select("key", F.posexplode("triples").alias("i", "t")).select(
         "key", "i", F.col("t.s").alias("s"), F.col("t.p").alias("p"), F.col("t.o").alias("o"),

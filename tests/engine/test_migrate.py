@@ -1,0 +1,17 @@
+"""Migrations: a column migration that ran but was not recorded (a crash between the two)
+is recorded by the next `init` instead of failing it for good."""
+from __future__ import annotations
+
+from reasonlake.engine import migrate
+
+
+def test_init_after_a_migration_ran_but_was_not_recorded(cli, spark):
+    home = str(cli.home)
+    last, file = migrate.available()[-1]
+    assert "ADD COLUMNS" in file.read_text()  # the kind of migration this test is about
+    spark.sql(f"DELETE FROM delta.`{home}/_migrations` WHERE version = {last}")
+    cli("history", "v", expect=1)  # the home now looks one migration behind
+    assert "run `reasonlake init`" in cli.last_err
+    cli("init")
+    versions = [r.version for r in spark.sql(f"SELECT version FROM delta.`{home}/_migrations`").collect()]
+    assert sorted(versions) == [v for v, _ in migrate.available()]
