@@ -112,7 +112,14 @@ class Lakehouse:
         if not history or not DeltaTable.isDeltaTable(self.spark, violations.path(self.home, name)):
             return None, history[-1].close if history else None
         record, at = read.pick(self.home, name, close, None)
-        return violations.decoded(self.home, name, at, record.violations_version if record else None), at
+        from reasonlake.engine import retention
+
+        version = record.violations_version
+        if record != history[-1]:
+            retention.check_readable(self.home, name, record.version, at)
+        elif version is not None:
+            version = retention.pinned(self.home, violations.path(self.home, name), version)
+        return violations.decoded(self.home, name, at, version), at
 
     def rules(self, name: str):
         """The compiled program of a view (or of a view file): active rules, ignored axioms."""
@@ -139,6 +146,24 @@ class Lakehouse:
 
         self.home.require_init()
         return audit.presence(self.home, name, triple)
+
+    def vacuum(self, names: list[str] | None = None, *, retain_ms: int | None = None) -> list:
+        """Vacuum views (default: every view) to their retention (``retain``, or ``retain_ms``
+        for this call): storage stops growing, and closes older than the retention can no
+        longer be read. One ``retention.Vacuumed`` per view."""
+        from reasonlake.engine import retention
+
+        self.home.require_init()
+        names = names or self.home.view_names()
+        for name in names:
+            self.home.view(name)  # an unknown name fails before anything is vacuumed
+        return [retention.vacuum(self.home, name, retain_ms) for name in names]
+
+    def readable_versions(self, name: str) -> set[int] | None:
+        """The versions of a view's table still readable after a vacuum (None: all of them)."""
+        from reasonlake.engine import retention
+
+        return retention.readable_versions(self.home, name)
 
     def repair(self, name: str):
         """Re-check the whole current window and repair it (idempotent); (record|None, removals)."""

@@ -106,6 +106,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)")
     repair.add_argument("view")
+
+    vacuum = sub.add_parser("vacuum", help="remove the files of closes older than the views' retention")
+    vacuum.add_argument("views", nargs="*", metavar="VIEW", help="views (default: every view)")
+    vacuum.add_argument("--retain", type=str, metavar="DURATION",
+                        help="keep closes readable this long (default: each view's retain, else 7d); "
+                             "0s keeps only the latest close")
     return parser
 
 
@@ -220,10 +226,22 @@ def _run(args) -> int:
             print(_history_line(record))
         return 0
     if args.command == "history":
-        rows = _lakehouse(args).history(args.view)
+        lake = _lakehouse(args)
+        rows = lake.history(args.view)
+        readable = lake.readable_versions(args.view) if rows else None
         print(HISTORY_HEADER)
         for r in rows:
-            print(_history_line(r))
+            gone = readable is not None and r.version not in readable
+            print(_history_line(r) + ("  (vacuumed: no longer readable)" if gone else ""))
+        return 0
+    if args.command == "vacuum":
+        from reasonlake.declare.view import parse_retention
+        from reasonlake.engine.retention import DEFAULT_RETAIN_MS
+
+        retain = parse_retention(args.retain, what="--retain") if args.retain is not None else None
+        for done in _lakehouse(args).vacuum(args.views, retain_ms=retain):
+            print(f"view {done.view}: vacuumed {done.tables} table(s); closes stay readable for "
+                  f"{_duration(done.retain_ms)}" + (" (Delta's default)" if retain is None and done.retain_ms == DEFAULT_RETAIN_MS else ""))
         return 0
     raise UsageError(f"unknown command {args.command}")
 
@@ -239,6 +257,13 @@ def _history_line(r) -> str:
         f"  {'-' if r.violations is None else r.violations:>10}"
         f"  {'-' if r.repairs is None else r.repairs:>7}"
     )
+
+
+def _duration(ms: int) -> str:
+    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        if ms and ms % size == 0:
+            return f"{ms // size}{unit}"
+    return f"{ms}ms"
 
 
 def _at(ts: int) -> str:

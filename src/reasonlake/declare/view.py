@@ -24,7 +24,7 @@ SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
-    "repair", "repair_depth",
+    "repair", "repair_depth", "retain",
 }
 REPAIR_POLICIES = ("none", "newest-wins")
 
@@ -52,6 +52,9 @@ class ViewDecl:
     repair: str = "none"
     # How deep recursive negative inclusions are rewritten; None: recursion is an error.
     repair_depth: int | None = None
+    # How long closes stay readable after `reasonlake vacuum` (ms); None: Delta's default.
+    # Not part of the content: a changed retain is saved without a rebuild.
+    retain: int | None = None
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -86,6 +89,7 @@ class ViewDecl:
                 "background": [asdict(o) for o in self.background],
                 "repair": self.repair,
                 "repair_depth": self.repair_depth,
+                "retain": self.retain,
             }
         )
 
@@ -103,6 +107,7 @@ class ViewDecl:
             background=tuple(OntologySource(**o) for o in raw.get("background", [])),
             repair=raw.get("repair", "none"),
             repair_depth=raw.get("repair_depth"),
+            retain=raw.get("retain"),
         )
 
 
@@ -210,6 +215,7 @@ def load_view(path: str | Path) -> ViewDecl:
         background=_ontology(path, raw, "background"),
         repair=_repair(path, raw),
         repair_depth=_repair_depth(path, raw),
+        retain=_retain(path, raw),
     )
     if decl.repair != "none" and decl.profile != "owl2rl":
         raise _fail(path, "repair", f"the {decl.profile} profile has no negative rules to repair; "
@@ -246,6 +252,23 @@ def _repair_depth(path: Path, raw: dict) -> int | None:
     if raw.get("repair", "none") == "none":
         raise _fail(path, "repair_depth", "only applies with repair: newest-wins")
     return value
+
+
+def _retain(path: Path, raw: dict) -> int | None:
+    value = raw.get("retain")
+    if value is None:
+        return None
+    try:
+        return parse_retention(value, what="retain")
+    except TimeFormatError as exc:
+        raise _fail(path, "retain", str(exc).split(": ", 1)[1]) from None
+
+
+def parse_retention(value, *, what: str) -> int:
+    """A retention in ms: a duration, or 0 (only the latest close stays readable)."""
+    if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip() in ("0", "0s", "0ms"):
+        return 0
+    return parse_duration(value, what=what)
 
 
 def _flag(path: Path, raw: dict, key: str, default: bool) -> bool:

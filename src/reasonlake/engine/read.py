@@ -63,9 +63,15 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
     record, at = pick(home, view, close, version)
     window = home.view(view).window
-    table = (
-        home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
-    )
+    from reasonlake.engine import retention
+
+    if record == state.lineage(home, view)[-1]:
+        version = retention.pinned(home, home.mat_path(view), record.version)
+    else:  # a past close: still there after vacuums?
+        retention.check_readable(home, view, record.version, at)
+        version = record.version
+    reader = home.spark.read.format("delta")
+    table = (reader if version is None else reader.option("versionAsOf", version)).load(home.mat_path(view))
     # A skipped close is the previous published one minus what expired in between.
     return table.where(F.col("origin") > window.opens(at)).select("s", "p", "o", "origin", "rule")
 

@@ -33,6 +33,7 @@ class CheckedView:
     background: frozenset
     existing: bool
     unchanged: bool
+    saved: str | None = None  # the registered definition (JSON)
 
 
 def check_views(home: Home, decls: list[ViewDecl], *, rebuild: bool) -> list[CheckedView]:
@@ -79,13 +80,17 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
             f"view '{decl.name}' exists with a different {', '.join(changed)}; pass --rebuild "
             "to rematerialize it from the events with the new definition"
         )
-    return CheckedView(decl, program, background, existing is not None, unchanged)
+    return CheckedView(decl, program, background, existing is not None, unchanged,
+                       existing.definition if existing is not None else None)
 
 
 def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
     decl, program, background = checked.decl, checked.program, checked.background
     report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
     if checked.unchanged:
+        if checked.saved is not None and checked.saved != decl.to_json():  # retain, description
+            _save(home, decl)
+            return CreateReport(outcome="updated (same content)", **report)
         return CreateReport(outcome="unchanged", **report)
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
