@@ -147,6 +147,18 @@ class Lakehouse:
         self.home.require_init()
         return audit.presence(self.home, name, triple)
 
+    def changes(self, name: str, *, after=None, upto=None):
+        """What entered (op ``+``) and left (``-``) the view at each close in ``(after, upto]``
+        (ISO times or epoch ms; default: the closes since the processed close before the last):
+        a DataFrame of close, op, subject, predicate, object, inferred. Renewals are no change."""
+        from reasonlake.engine.changes import changes
+
+        self.home.require_init()
+        from reasonlake.declare.durations import parse_time
+
+        return changes(self.home, name, None if after is None else parse_time(after, what="after"),
+                       None if upto is None else parse_time(upto, what="upto"))
+
     def vacuum(self, names: list[str] | None = None, *, retain_ms: int | None = None) -> list:
         """Vacuum views (default: every view) to their retention (``retain``, or ``retain_ms``
         for this call): storage stops growing, and closes older than the retention can no

@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
     repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)")
     repair.add_argument("view")
 
+    changes = sub.add_parser("changes", help="what entered (+) and left (-) a view at each close")
+    changes.add_argument("view")
+    changes.add_argument("--from", dest="after", type=str, metavar="TIME",
+                         help="closes after this one (default: the processed close before --to)")
+    changes.add_argument("--to", dest="upto", type=str, metavar="TIME", help="up to this close (default: the last)")
+    changes.add_argument("--format", choices=("nt", "csv", "json"), default="nt")
+
     vacuum = sub.add_parser("vacuum", help="remove the files of closes older than the views' retention")
     vacuum.add_argument("views", nargs="*", metavar="VIEW", help="views (default: every view)")
     vacuum.add_argument("--retain", type=str, metavar="DURATION",
@@ -234,6 +241,8 @@ def _run(args) -> int:
             gone = readable is not None and r.version not in readable
             print(_history_line(r) + ("  (vacuumed: no longer readable)" if gone else ""))
         return 0
+    if args.command == "changes":
+        return _changes(args)
     if args.command == "vacuum":
         from reasonlake.declare.view import parse_retention
         from reasonlake.engine.retention import DEFAULT_RETAIN_MS
@@ -257,6 +266,32 @@ def _history_line(r) -> str:
         f"  {'-' if r.violations is None else r.violations:>10}"
         f"  {'-' if r.repairs is None else r.repairs:>7}"
     )
+
+
+def _changes(args) -> int:
+    after = parse_time(args.after, what="--from") if args.after else None
+    upto = parse_time(args.upto, what="--to") if args.upto else None
+    from pyspark.sql import functions as F
+
+    rows = _lakehouse(args).changes(args.view, after=after, upto=upto)
+    at = None
+    for row in rows.withColumn("ms", F.unix_millis("close")).toLocalIterator():
+        close = format_time(row.ms)
+        if args.format == "nt":
+            if close != at:
+                print(f"# close {close}")
+                at = close
+            print(f"{row.op} {row.subject} {row.predicate} {row.object} .")
+        elif args.format == "json":
+            print(json.dumps({"close": close, "op": row.op, "subject": row.subject, "predicate": row.predicate,
+                              "object": row.object, "inferred": row.inferred}, ensure_ascii=False))
+        else:
+            if at is None:
+                print("close,op,subject,predicate,object,inferred")
+                at = close
+            cells = [close, row.op, row.subject, row.predicate, row.object, str(row.inferred).lower()]
+            print(",".join('"' + c.replace('"', '""') + '"' if any(x in c for x in ',"\n') else c for c in cells))
+    return 0
 
 
 def _duration(ms: int) -> str:
