@@ -19,6 +19,7 @@ closing the last window's items from scratch. Medians over the measured closes.
     python bench/throughput.py --quick                  # 10k items a slide, rdfs-plus
     python bench/throughput.py                          # 10k, 100k, 200k; rdfs-plus and owl2rl
     python bench/throughput.py --sizes 1000000 --profiles rdfs-plus
+    python bench/throughput.py --runner --sizes 10000,200000 --profiles rdfs-plus   # through `reasonlake run`
 """
 from __future__ import annotations
 
@@ -174,6 +175,101 @@ def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
     return result
 
 
+def run_runner(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
+    """The same scenario through the streaming runner (``reasonlake run`` with a 1 s trigger):
+    files land in its source folder one at a time; each full file is followed by a small one
+    whose items stay inside the open pane, a micro-batch with nothing to close. Measured per
+    batch from the runner's own progress: seconds, files, closes."""
+    import threading
+
+    os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
+    from reasonlake.api import Lakehouse
+    from reasonlake.engine import runner
+
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "staging").mkdir(parents=True)
+    source = work / "incoming"
+    source.mkdir()
+    (work / "tbox.ttl").write_text(tbox())
+    (work / "view.yaml").write_text(
+        f"name: v\nstream: s\nontology: [tbox.ttl]\nprofile: {profile}\n"
+        f"window: {{width: {WIDTH_MS}ms, slide: {SLIDE_MS}ms, start: 0}}\n")
+    lake = Lakehouse(str(work / "lake"))
+    lake.init()
+    lake.create_views([work / "view.yaml"])
+    batches: list[dict] = []
+    seen = threading.Condition()
+
+    def progress(batch_id, report, seconds):
+        with seen:
+            batches.append({"files": report.files, "closes": sum(report.closes.values()), "seconds": seconds})
+            seen.notify_all()
+
+    failed: list[BaseException] = []
+
+    def serve():
+        try:
+            runner.run(lake.home, ["v"], str(source), trigger="1 second", progress=progress)
+        except BaseException as exc:  # stopped by the main thread, or a failure
+            failed.append(exc)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+
+    def land(name: str, write) -> dict:
+        staged = work / "staging" / name
+        write(staged)
+        landed = time.perf_counter()
+        files_before = batches[-1]["files"] if batches else 0
+        staged.rename(source / name)  # atomic: the runner never sees half a file
+        with seen:
+            while not (batches and batches[-1]["files"] > files_before) and not failed:
+                seen.wait(timeout=1)
+        if failed:
+            raise failed[0]
+        return {**batches[-1], "landed_to_done_s": time.perf_counter() - landed}
+
+    fill = WIDTH_MS // SLIDE_MS
+    full, quiet = [], []
+    for index in range(fill + closes):
+        got = land(f"items_{index:03d}.jsonl", lambda path: write_file(path, n, index, seed))
+        if index >= fill:
+            full.append(got)
+        # 100 items inside the pane still open (its close comes with the next full file)
+        end = (index + 1) * SLIDE_MS - 1
+
+        def small(path, end=end):
+            with path.open("w") as out:
+                for i in range(100):
+                    out.write(json.dumps({"s": f"<{EX}q{index}_{i}>", "p": f"<{EX}hasPart>",
+                                          "o": f"<{EX}q{index}_{i + 1}>", "ts": end - i}) + "\n")
+        before = batches[-1]["closes"]
+        got = land(f"quiet_{index:03d}.jsonl", small)
+        if index >= fill:
+            assert got["closes"] == before, "a quiet batch processed a close"
+            quiet.append(got)
+    for query in lake.spark.streams.active:
+        query.stop()
+    thread.join(timeout=60)
+    py, jvm = peak_mb(lake.spark)
+    med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
+    return {"profile": profile, "n": n, "closes": closes, "batch_s": med(full, "seconds"),
+            "landed_s": med(full, "landed_to_done_s"), "quiet_batch_s": med(quiet, "seconds"),
+            "quiet_landed_s": med(quiet, "landed_to_done_s"), "peak_py_mb": py, "peak_jvm_mb": jvm,
+            "load": os.getloadavg()[0]}
+
+
+def runner_table(results: list[dict]) -> str:
+    head = ["profile", "items/file", "items/s (landed to done)", "batch s", "landed to done s",
+            "quiet batch s", "quiet landed to done s", "peak JVM MB", "load avg"]
+    rows = [[r["profile"], f"{r['n']:,}", fmt(r["n"] / r["landed_s"], 0), fmt(r["batch_s"]), fmt(r["landed_s"]),
+             fmt(r["quiet_batch_s"]), fmt(r["quiet_landed_s"]), fmt(r["peak_jvm_mb"], 0), fmt(r["load"], 1)]
+            for r in results]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
+    return "\n".join([line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
+
+
 def fmt(x, digits=2) -> str:
     return "nan" if x != x else f"{x:,.{digits}f}"
 
@@ -227,12 +323,16 @@ def main(argv=None) -> int:
     p.add_argument("--quick", action="store_true", help="10k items a slide, rdfs-plus, 2 closes")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--out", type=Path, default=here / "out")
+    p.add_argument("--runner", action="store_true",
+                   help="through the streaming runner (reasonlake run, 1 s trigger): batch seconds, and a "
+                        "micro-batch with nothing to close")
     p.add_argument("--one", help=argparse.SUPPRESS)  # profile:size, run in this process
     args = p.parse_args(argv)
     work = args.out / "throughput-work"
     if args.one:
         profile, n = args.one.split(":")
-        print(json.dumps(run_one(profile, int(n), args.closes, work / f"{profile}_{n}", args.seed)))
+        measure = run_runner if args.runner else run_one
+        print(json.dumps(measure(profile, int(n), args.closes, work / f"{profile}_{n}", args.seed)))
         return 0
     if args.quick:
         args.sizes, args.profiles, args.closes = "10000", "rdfs-plus", 2
@@ -241,16 +341,23 @@ def main(argv=None) -> int:
         for n in (int(x) for x in args.sizes.split(",")):
             t0 = time.perf_counter()
             done = subprocess.run([sys.executable, __file__, "--one", f"{profile}:{n}", "--closes", str(args.closes),
-                                   "--seed", str(args.seed), "--out", str(args.out)],
+                                   "--seed", str(args.seed), "--out", str(args.out)]
+                                  + (["--runner"] if args.runner else []),
                                   capture_output=True, text=True)
             if done.returncode != 0:
                 print(f"{profile} {n:,}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
                 continue
             results.append(json.loads(done.stdout.strip().splitlines()[-1]))
-            print(f"{profile} {n:,} items a slide: {results[-1]['close_s']:.2f} s a close "
+            took = results[-1]["landed_s" if args.runner else "close_s"]
+            print(f"{profile} {n:,} items a slide: {took:.2f} s a close "
                   f"({time.perf_counter() - t0:.0f} s with set-up)", file=sys.stderr, flush=True)
     if not results:
         return 1
+    if args.runner:
+        print(f"\nStreaming runner: medians over {args.closes} closes after the window filled "
+              f"(trigger 1 s; a quiet batch is 100 items inside the open pane; {os.cpu_count()} cores)")
+        print(runner_table(results))
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "throughput.json").write_text(json.dumps(results, indent=1))
     plot(args.out / "throughput.png", results)
