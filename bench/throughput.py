@@ -124,14 +124,12 @@ def tbox_as_nt() -> str:
     return Graph().parse(data=tbox(), format="turtle").serialize(format="nt")
 
 
-def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
-    """One (profile, size) in this process: fill the window, then measure ``closes`` closes."""
-    os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
+def new_home(work: Path, profile: str, files: str):
+    """A fresh home under ``work`` with the scenario's view ``v``, and the folder ``files``."""
     from reasonlake.api import Lakehouse
-    from reasonlake.engine import timing
 
     shutil.rmtree(work, ignore_errors=True)
-    (work / "files").mkdir(parents=True)
+    (work / files).mkdir(parents=True)
     (work / "tbox.ttl").write_text(tbox())
     (work / "view.yaml").write_text(
         f"name: v\nstream: s\nontology: [tbox.ttl]\nprofile: {profile}\n"
@@ -139,6 +137,15 @@ def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
     lake = Lakehouse(str(work / "lake"))
     lake.init()
     lake.create_views([work / "view.yaml"])
+    return lake
+
+
+def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
+    """One (profile, size) in this process: fill the window, then measure ``closes`` closes."""
+    os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
+    from reasonlake.engine import timing
+
+    lake = new_home(work, profile, "files")
     sc = lake.spark.sparkContext
     window: list[list] = []
     samples = []
@@ -183,20 +190,11 @@ def run_runner(profile: str, n: int, closes: int, work: Path, seed: int) -> dict
     import threading
 
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
-    from reasonlake.api import Lakehouse
     from reasonlake.engine import runner
 
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "staging").mkdir(parents=True)
+    lake = new_home(work, profile, "staging")
     source = work / "incoming"
     source.mkdir()
-    (work / "tbox.ttl").write_text(tbox())
-    (work / "view.yaml").write_text(
-        f"name: v\nstream: s\nontology: [tbox.ttl]\nprofile: {profile}\n"
-        f"window: {{width: {WIDTH_MS}ms, slide: {SLIDE_MS}ms, start: 0}}\n")
-    lake = Lakehouse(str(work / "lake"))
-    lake.init()
-    lake.create_views([work / "view.yaml"])
     batches: list[dict] = []
     seen = threading.Condition()
 
