@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import read, state
+from reasonlake.engine import read, retention, state
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import decode
 from reasonlake.errors import CloseError
@@ -45,9 +45,13 @@ def changes(home: Home, view: str, after: int | None = None, upto: int | None = 
     # the records whose stretch of closes [c_i, c_i+1) reaches into (after, upto]
     nexts = [r.close for r in history[1:]] + [NEVER]
     used = [(r, n) for r, n in zip(history, nexts) if r.close <= upto and n > after]
+    readable = retention.readable_versions(home, view)  # one history read for every record
+    for record, _ in used:
+        if readable is not None and record.version not in readable:
+            raise retention.unreadable(home, view, max(record.close, after), readable)
     spans = None
     for record, until in used:
-        facts = read.facts(home, view, version=record.version)
+        facts = read.facts_at(home, view, record, record.close, record == history[-1])
         expires = F.when(F.col("origin") >= F.lit(NEVER), F.lit(NEVER)).otherwise(
             F.lit(window.first_close) + F.ceil((F.col("origin") - F.lit(window.start)) / F.lit(window.slide)).cast(
                 "long") * F.lit(window.slide))

@@ -67,27 +67,16 @@ class _Read:
     parsed: object  # parse.formats.ParsedFile
 
 
-def _read(home: Home, stream: str, path: Path, ts: int | None, allow_duplicate: bool, sha: str | None) -> _Read:
+def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None) -> _Read:
+    """One plain file parsed (its content already checked against the ingests by
+    ``_check_new``, unless duplicates are allowed)."""
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
     sha = sha or sha256_of(path)
     earlier = _ingests(home).filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
-    if earlier.height and not allow_duplicate:
-        first = earlier.sort("seq").row(0, named=True)
-        raise DuplicateFileError(
-            f"{path}: this content was already ingested into stream '{stream}' "
-            f"(as {first['file']}, ingest #{first['seq']}); pass --allow-duplicate-file to ingest it again"
-        )
     with step("ingest: parse"):
         parsed = parse_file(path, ts=ts, file_key=sha[:12])
     return _Read(path, sha, earlier.height, parsed)
-
-
-def ingest_file(
-    home: Home, stream: str, path: Path, *, ts: int | None = None, allow_duplicate: bool = False,
-    sha: str | None = None,
-) -> IngestReport:
-    return _commit(home, stream, [_read(home, stream, Path(path), ts, allow_duplicate, sha)])[0]
 
 
 def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
@@ -173,7 +162,7 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     try:
         # files parsed one by one, committed together up to BATCH_BYTES of input
         for path in plain:
-            batch.append(_read(home, stream, path, ts, allow_duplicate, digests.get(path)))
+            batch.append(_read(home, stream, path, ts, digests.get(path)))
             size += path.stat().st_size
             if size >= BATCH_BYTES:
                 reports += _commit(home, stream, batch)

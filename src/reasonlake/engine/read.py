@@ -61,15 +61,21 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
 
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
-    record, at = pick(home, view, close, version)
-    window = home.view(view).window
     from reasonlake.engine import retention
 
-    if record == state.lineage(home, view)[-1]:
-        version = retention.pinned(home, home.mat_path(view), record.version)
-    else:  # a past close: still there after vacuums?
+    record, at = pick(home, view, close, version)
+    latest = record == state.lineage(home, view)[-1]
+    if not latest:  # a past close: still there after vacuums?
         retention.check_readable(home, view, record.version, at)
-        version = record.version
+    return facts_at(home, view, record, at, latest)
+
+
+def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bool) -> DataFrame:
+    """``facts`` of a record already picked (and, when not the latest, checked readable)."""
+    from reasonlake.engine import retention
+
+    window = home.view(view).window
+    version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
     reader = home.spark.read.format("delta")
     table = (reader if version is None else reader.option("versionAsOf", version)).load(home.mat_path(view))
     # A skipped close is the previous published one minus what expired in between.

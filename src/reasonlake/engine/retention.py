@@ -134,15 +134,20 @@ def _retention_ms(properties: dict) -> int:
 
 def check_readable(home: Home, view: str, version: int, close: int) -> None:
     """Raise CloseError when a vacuum removed the files of the view's table at ``version``."""
+    readable = readable_versions(home, view)
+    if readable is None or version in readable:
+        return
+    raise unreadable(home, view, close, readable)
+
+
+def unreadable(home: Home, view: str, close: int, readable: set[int]):
+    """The CloseError for a close whose version is not in ``readable``."""
     from reasonlake.declare.durations import format_time
     from reasonlake.engine import state
     from reasonlake.errors import CloseError
 
-    readable = readable_versions(home, view)
-    if readable is None or version in readable:
-        return
     kept = [r.close for r in state.lineage(home, view) if r.version in readable]
     oldest = f"the oldest readable close is {format_time(min(kept))}" if kept else "no earlier close is readable"
-    raise CloseError(
+    return CloseError(
         f"close {format_time(close)} of view '{view}' can no longer be read: a vacuum removed its files "
         f"(the view keeps closes readable for its `retain`); {oldest}")

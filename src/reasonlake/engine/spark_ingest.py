@@ -70,9 +70,8 @@ def _parsed_rows(file: str, sha: str, parsed, *, items: bool = True) -> list[dic
              "event": i.event} for i in parsed.items] if items else []
     rows += [{"kind": "rejected", "file": file, "line": r.line, "raw": r.raw, "reason": r.reason}
              for r in parsed.rejected]
-    newest = parsed.frame().get_column("ts").max() if parsed.count else None
     rows.append({"kind": "file", "file": file, "sha256": sha, "line": parsed.count,
-                 "event": len(parsed.rejected), "ts": newest, "reason": "\n".join(parsed.notes) or None})
+                 "event": len(parsed.rejected), "ts": parsed.newest, "reason": "\n".join(parsed.notes) or None})
     return rows
 
 

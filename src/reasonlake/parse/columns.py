@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from reasonlake import vocab
+from reasonlake.errors import ReasonlakeError
 from reasonlake.parse.terms import OBJECT, TermError, normalize_term
 
 # The row reader's fast IRI (parse.terms._FAST_IRI); surrogates cannot occur in valid UTF-8.
@@ -28,23 +29,27 @@ def text_lines(data: bytes) -> list[str] | None:
     return lines
 
 
-def with_literals(frame: pl.DataFrame, literal: pl.Expr) -> pl.DataFrame:
-    """``o`` where ``literal`` holds replaced by its canonical form (``normalize_term``, once
-    per distinct literal), or null when the row reader rejects it."""
-    texts = frame.filter(literal).get_column("o").unique().to_list()
-    if not texts:
-        return frame
-    canonical = {}
-    for text in texts:
+def map_distinct(frame: pl.DataFrame, column: str, where: pl.Expr, convert, dtype) -> pl.Series:
+    """``convert`` of ``column`` where ``where`` holds, called once per distinct value (null
+    where it refuses the value, or where ``where`` does not hold): the row reader's own
+    conversion, paid per distinct value, not per row."""
+    done = {}
+    for text in frame.filter(where).get_column(column).unique().to_list():
         try:
-            canonical[text] = normalize_term(text, OBJECT)
-        except TermError:
+            done[text] = convert(text)
+        except (TermError, ReasonlakeError):  # the row reader rejects it, with its reason
             pass
-    known = pl.DataFrame({"o": list(canonical), "canonical": list(canonical.values())},
-                         schema={"o": pl.String, "canonical": pl.String})
-    return (frame.join(known, on="o", how="left", maintain_order="left")
-            .with_columns(pl.when(literal).then(pl.col("canonical")).otherwise(pl.col("o")).alias("o"))
-            .drop("canonical"))
+    known = pl.DataFrame({column: list(done), "_mapped": list(done.values())},
+                         schema={column: pl.String, "_mapped": dtype})
+    joined = frame.select(column, where.alias("_where")).join(known, on=column, how="left", maintain_order="left")
+    return joined.select(pl.when(pl.col("_where")).then(pl.col("_mapped"))).to_series()
+
+
+def with_literals(frame: pl.DataFrame, literal: pl.Expr) -> pl.DataFrame:
+    """``o`` where ``literal`` holds replaced by its canonical form (``normalize_term``), or
+    null when the row reader rejects it."""
+    canonical = map_distinct(frame, "o", literal, lambda text: normalize_term(text, OBJECT), pl.String)
+    return frame.with_columns(pl.when(literal).then(canonical).otherwise(pl.col("o")).alias("o"))
 
 
 def tbox_rows(values: pl.DataFrame) -> pl.Expr:

@@ -75,8 +75,8 @@ _RELATIVE_ROOT = "http://reasonlake.invalid/"
 _FILE_KEY = re.compile(r"[A-Za-z0-9._\-]+")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")
 _MISSING = object()
-# Whether the usual JSONL rows are read as columns (``jsonl_columns``); the tests that hold
-# both readers equal turn it off.
+# Whether the usual JSONL rows and N-Triples lines are read as columns (``jsonl_columns``,
+# ``nt_columns``); the tests that hold both readers equal turn it off.
 COLUMNS = True
 
 
@@ -107,6 +107,14 @@ class ParsedFile:
     @property
     def count(self) -> int:
         return len(self.rows) + (self.table.height if self.table is not None else 0)
+
+    @property
+    def newest(self) -> int | None:
+        """The latest item time, None without items."""
+        times = [i.ts for i in self.rows]
+        if self.table is not None and self.table.height:
+            times.append(self.table.get_column("ts").max())
+        return max(times, default=None)
 
     def frame(self) -> pl.DataFrame:
         """Every item as columns (``jsonl_columns.ITEM_SCHEMA``), in line order."""
