@@ -21,17 +21,36 @@ def now_ms() -> int:
 class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
-    def __init__(self, home: str | None = None, spark=None):
+    def __init__(self, home: str | None = None, spark=None, *, kafka: bool = False, metastore: bool = False):
+        """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
+        Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
+        metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
+        has one opens it without being asked."""
+        from reasonlake.engine import catalog
+        from reasonlake.engine.session import kafka_package
+
         root = resolve_home(home)  # a home that cannot be one fails before Spark starts
-        self.home = Home(spark=spark or get_spark(), root=root)
+        packages = (kafka_package(),) if kafka else ()
+        conf = catalog.metastore_conf(root) if metastore or catalog.local_metastore(root) else None
+        if conf and spark is None:
+            Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
+        self.home = Home(spark=spark or get_spark(packages=packages, conf=conf), root=root)
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
     @property
     def spark(self):
         return self.home.spark
 
-    def init(self) -> list[str]:
-        return self.home.init()
+    def init(self, *, catalog: str | None = None, schema: str = "reasonlake") -> list[str]:
+        """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home
+        and register the views (decoded, at their last published close) and the system
+        tables there, kept current by every later close."""
+        applied = self.home.init()
+        if catalog is not None:
+            from reasonlake.engine import catalog as names
+
+            names.configure(self.home, catalog, schema)
+        return applied
 
     def create_views(self, files, *, rebuild: bool = False) -> list[CreateReport]:
         decls = [load_view(f) for f in files]
@@ -52,15 +71,18 @@ class Lakehouse:
         self.home.require_init()
         return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
 
-    def run(self, views, source: str, *, trigger: str = "available-now", lateness: int = 0,
+    def run(self, views, source, *, trigger: str = "available-now", lateness: int = 0,
             ts: int | None = None):
-        """Ingest the stream files arriving in ``source`` (a folder or glob, path or URI) with
-        Structured Streaming and slide ``views`` after each micro-batch: until the source is
-        drained (``available-now``) or for ever (an interval such as ``'30 seconds'``)."""
-        from reasonlake.engine.runner import run
+        """Ingest the stream files arriving in ``source`` (a folder or glob, path or URI), or
+        the messages of a Kafka topic (``runner.KafkaSource``; the Lakehouse made with
+        ``kafka=True``), with Structured Streaming and slide ``views`` after each micro-batch:
+        until the source is drained (``available-now``) or for ever (an interval such as
+        ``'30 seconds'``)."""
+        from reasonlake.engine.runner import KafkaSource, run
 
         self.home.require_init()
-        return run(self.home, list(views), str(source), trigger=trigger, lateness=lateness, ts=ts)
+        source = source if isinstance(source, KafkaSource) else str(source)
+        return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts)
 
     def slide(self, view: str, until: int | str | None = None) -> list[state.Published]:
         """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
@@ -139,6 +161,16 @@ class Lakehouse:
 
         self.home.require_init()
         return audit.removals(self.home, name, triple)
+
+    def explain_why(self, name: str, triple: str, *, close: int | None = None):
+        """One derivation of a triple in the view at ``close`` (default: the last processed
+        close), down to stream items: (root step, close, terms by id); ``derivation.to_json``
+        turns it into nested dicts."""
+        from reasonlake.engine import derivation
+        from reasonlake.engine.audit import parse_triple
+
+        self.home.require_init()
+        return derivation.why(self.home, name, parse_triple(triple, "--why"), close)
 
     def explain_presence(self, name: str, triple: str):
         """When a fact was last in the view, its origin and rule, and whether it expired."""

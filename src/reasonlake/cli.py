@@ -40,7 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
 
-    sub.add_parser("init", help="create or migrate the system tables")
+    init = sub.add_parser("init", help="create or migrate the system tables")
+    init.add_argument("--catalog", metavar="NAME",
+                      help="register the views and system tables in this catalog (spark_catalog: a Hive "
+                           "metastore kept in the home; on Databricks, a Unity Catalog catalog)")
+    init.add_argument("--schema", default="reasonlake", help="the schema in --catalog (default reasonlake)")
 
     view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
     view.add_parser = functools.partial(view.add_parser, parents=[verb_home])  # type: ignore[method-assign]
@@ -56,10 +60,20 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strict", action="store_true", help="exit 1 if any row was quarantined")
     ingest.add_argument("--allow-duplicate-file", action="store_true")
 
-    run = sub.add_parser("run", help="keep views up to date from a folder of stream files (Structured Streaming)")
+    run = sub.add_parser("run", help="keep views up to date from a folder of stream files or a Kafka topic "
+                                      "(Structured Streaming)")
     run.add_argument("views", nargs="+", metavar="VIEW", help="views over one stream")
-    run.add_argument("--source", required=True, metavar="PATH",
-                     help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/)")
+    run.add_argument("--source", required=True, metavar="PATH|kafka",
+                     help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/), "
+                          "or kafka (with --kafka-bootstrap and --topic; each message a JSONL row)")
+    run.add_argument("--kafka-bootstrap", metavar="HOST:PORT[,...]", help="the Kafka brokers to start from")
+    run.add_argument("--topic", help="the Kafka topic to read")
+    run.add_argument("--starting-offsets", default="earliest", metavar="earliest|latest|JSON",
+                     help="where a first run starts in the topic (default earliest; later runs resume "
+                          "from the checkpoint)")
+    run.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an option of Spark's Kafka source, as given (consumer settings with their "
+                          "kafka. prefix, e.g. kafka.security.protocol=SASL_SSL); repeatable")
     run.add_argument("--trigger", default="available-now", metavar="available-now|INTERVAL",
                      help="available-now: ingest what is there, slide, stop (a scheduled job); "
                           "an interval such as '30 seconds': run until stopped")
@@ -100,9 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
     violations.add_argument("--close", type=str, help="close (default: the last processed one)")
     violations.add_argument("--format", choices=("text", "json"), default="text")
 
-    explain = sub.add_parser("explain", help="when and why repair removed a triple, and which newer facts won")
+    explain = sub.add_parser("explain", help="why a triple is in a view (--why: one derivation down to stream "
+                                              "items), or when and why it left (--removed)")
     explain.add_argument("view")
-    explain.add_argument("--removed", required=True, metavar='"<s> <p> <o>"', help="the triple, in N-Triples")
+    asked = explain.add_mutually_exclusive_group(required=True)
+    asked.add_argument("--why", metavar='"<s> <p> <o>"', help="a triple in the view, in N-Triples")
+    asked.add_argument("--removed", metavar='"<s> <p> <o>"', help="a triple repair removed or that left, in N-Triples")
+    explain.add_argument("--close", type=str, help="with --why: the close (default: the last processed one)")
+    explain.add_argument("--format", choices=("text", "json"), default="text", help="with --why: text or JSON")
 
     repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)")
     repair.add_argument("view")
@@ -171,8 +190,13 @@ def _lakehouse(args):
 
 def _run(args) -> int:
     if args.command == "init":
-        applied = _lakehouse(args).init()
+        from reasonlake.api import Lakehouse
+
+        lake = Lakehouse(args.home, metastore=args.catalog == "spark_catalog")
+        applied = lake.init(catalog=args.catalog, schema=args.schema)
         print(f"applied migrations: {', '.join(applied)}" if applied else "up to date")
+        if args.catalog:
+            print(f"views and system tables are registered in {args.catalog}.{args.schema}")
         return 0
     if args.command == "view":
         from reasonlake.declare.view import load_view
@@ -310,6 +334,10 @@ def _at(ts: int) -> str:
 def _explain(args) -> int:
     from reasonlake.engine.audit import parse_triple
 
+    if args.why is not None:
+        return _explain_why(args)
+    if args.close or args.format != "text":
+        raise UsageError("--close and --format go with --why; --removed searches every close")
     parse_triple(args.removed)  # a malformed triple is answered before Spark starts
     lake = _lakehouse(args)
     found = lake.explain_removed(args.view, args.removed)
@@ -325,6 +353,46 @@ def _explain(args) -> int:
             print(f"    {t.triple}  ({_at(t.ts)})")
     print(_presence_line(lake.explain_presence(args.view, args.removed), args.view, bool(found)))
     return 0
+
+
+def _explain_why(args) -> int:
+    from reasonlake.engine.audit import parse_triple
+    from reasonlake.engine.derivation import to_json
+
+    triple = parse_triple(args.why, "--why")  # a malformed triple is answered before Spark starts
+    close = _time(args.close) if args.close else None
+    lake = _lakehouse(args)
+    root, at, terms = lake.explain_why(args.view, " ".join(triple), close=close)
+    tree = to_json(root, terms)
+    if args.format == "json":
+        print(json.dumps(tree))
+        return 0
+    print(f"why {tree['triple']} is in view {args.view} at close {format_time(at)}:")
+    for line in _derivation_lines(tree, "  ", set()):
+        print(line)
+    return 0
+
+
+def _derivation_lines(step: dict, indent: str, shown: set):
+    """A derivation as an indented tree; a fact explained above is not explained again."""
+    if step["rule"] is None and "item" in step:
+        item = step["item"]
+        where = f"{item['file']} line {item['line']}" if item["file"] else "its event is no longer in the stream"
+        yield f"{indent}{step['triple']}  stream item at {item['ts']} ({where})"
+        return
+    if step.get("background"):
+        by = f" ({step['rule']})" if step["rule"] else ""
+        yield f"{indent}{step['triple']}  background fact{by}, never expires"
+        return
+    tbox = f"; TBox: {' '.join(step['tbox'])}" if step.get("tbox") else ""
+    again = step["triple"] in shown
+    yield f"{indent}{step['triple']}  by {step['rule']}, origin {step['origin']}{tbox}" + (
+        "  (explained above)" if again and step["premises"] else "")
+    if again:
+        return
+    shown.add(step["triple"])
+    for premise in step["premises"]:
+        yield from _derivation_lines(premise, indent + "  ", shown)
 
 
 def _presence_line(p, view: str, repaired: bool) -> str:
@@ -468,13 +536,42 @@ def _run_views(args) -> int:
     trigger = args.trigger.strip()
     if trigger != "available-now" and not any(c.isdigit() for c in trigger):
         raise UsageError(f"--trigger {trigger!r}: use available-now or an interval such as '30 seconds'")
-    if not is_uri(args.source) and not glob.has_magic(args.source) and not Path(args.source).is_dir():
-        raise UsageError(f"--source {args.source}: no such folder")
-    report = _lakehouse(args).run(args.views, args.source, trigger=trigger, lateness=lateness, ts=ts)
+    kafka = args.source == "kafka"
+    if kafka:
+        source = _kafka_source(args)
+    else:
+        given = [flag for flag, value in (("--kafka-bootstrap", args.kafka_bootstrap), ("--topic", args.topic),
+                                          ("--kafka-option", args.kafka_option)) if value]
+        if given:
+            raise UsageError(f"{', '.join(given)}: for --source kafka only")
+        source = args.source
+        if not is_uri(source) and not glob.has_magic(source) and not Path(source).is_dir():
+            raise UsageError(f"--source {source}: no such folder (or write --source kafka for a Kafka topic)")
+    from reasonlake.api import Lakehouse
+
+    report = Lakehouse(args.home, kafka=kafka).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts)
     closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
-    print(f"{report.batches} batches: {report.files} files, {report.items} items, "
+    read = "partition ranges" if kafka else "files"
+    print(f"{report.batches} batches: {report.files} {read}, {report.items} items, "
           f"{report.quarantined} quarantined; closes processed: {closes}")
     return 0
+
+
+def _kafka_source(args):
+    from reasonlake.engine.runner import KafkaSource
+
+    missing = [flag for flag, value in (("--kafka-bootstrap", args.kafka_bootstrap), ("--topic", args.topic))
+               if not value]
+    if missing:
+        raise UsageError(f"--source kafka needs {' and '.join(missing)}, e.g. --kafka-bootstrap "
+                         "broker:9092 --topic events")
+    options = []
+    for option in args.kafka_option:
+        key, equals, value = option.partition("=")
+        if not equals or not key.strip():
+            raise UsageError(f"--kafka-option {option!r}: write KEY=VALUE, e.g. kafka.security.protocol=SASL_SSL")
+        options.append((key.strip(), value))
+    return KafkaSource(args.kafka_bootstrap, args.topic, args.starting_offsets, tuple(options))
 
 
 def _export(args) -> int:

@@ -58,3 +58,17 @@ def test_the_check_hash_of_the_driver_equals_sparks(spark):
     rows = spark.createDataFrame([(t,) for t in TERMS], "term STRING").select(
         term_id(F.concat(F.lit(_CHECK_PREFIX), F.col("term"))).alias("check")).collect()
     assert _check(pl.Series(TERMS)).to_list() == [r.check for r in rows]
+
+
+def test_a_small_batch_is_checked_against_the_ids_kept_in_the_driver(spark, tmp_path):
+    from reasonlake.engine.terms import append_terms, few_unseen_terms
+
+    path = str(tmp_path / "terms")
+    known = "<http://example.org/known>"
+    spark.createDataFrame([(driver_term_id(known), known)], "id BIGINT, term STRING").write.format("delta").save(path)
+    batch = spark.createDataFrame([(known,), ('"new"',), ('"new"',), (None,)], "term STRING")
+    unseen = few_unseen_terms(spark, path, batch)
+    assert unseen.select("term", "id").rows() == [('"new"', driver_term_id('"new"'))]
+    append_terms(spark, path, unseen)
+    assert few_unseen_terms(spark, path, batch).is_empty()  # from the checks kept after the append
+    assert sorted(r.term for r in spark.read.format("delta").load(path).collect()) == ['"new"', known]

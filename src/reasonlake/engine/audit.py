@@ -30,7 +30,7 @@ class RemovalRecord:
     expires: int  # when the removed item would have left the window anyway
 
 
-def parse_triple(text: str) -> tuple[str, str, str]:
+def parse_triple(text: str, flag: str = "--removed") -> tuple[str, str, str]:
     from reasonlake.parse.terms import OBJECT, PREDICATE, SUBJECT, TermError, normalize_term, split_statement
 
     line = text.strip()
@@ -43,7 +43,7 @@ def parse_triple(text: str) -> tuple[str, str, str]:
         return tuple(normalize_term(t, pos) for t, pos in zip(tokens, (SUBJECT, PREDICATE, OBJECT)))
     except TermError as exc:
         raise UsageError(
-            f"--removed {text!r}: not one N-Triples statement ({exc}); write it as "
+            f"{flag} {text!r}: not one N-Triples statement ({exc}); write it as "
             "\"<http://ex.org/s> <http://ex.org/p> <http://ex.org/o>\""
         ) from None
 

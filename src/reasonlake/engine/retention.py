@@ -17,6 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 
+from reasonlake.engine import catalog, state
 from reasonlake.engine.home import Home
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
@@ -67,6 +68,9 @@ def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
             table.vacuum(retain / 3_600_000)
     finally:
         spark.conf.set(_CHECK, check)
+    history = state.lineage(home, view)
+    if history:  # the catalog's name may pin a version the vacuum made unreadable
+        catalog.refresh(home, view, history[-1])
     return Vacuumed(view, retain, len(paths))
 
 

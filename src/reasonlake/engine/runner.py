@@ -1,5 +1,6 @@
 """The streaming runner: a Structured Streaming query over a folder (or glob) of stream files
-that ingests each micro-batch and slides views to the latest close the data allows.
+or a Kafka topic of JSONL rows, that ingests each micro-batch and slides views to the latest
+close the data allows.
 
 Each micro-batch is one ingest on the executors (``spark_ingest``) whose Delta writes carry
 the query's id and the batch id as their transaction, so a batch replayed after a crash
@@ -19,11 +20,26 @@ from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, spark_ingest
 from reasonlake.engine.home import Home
-from reasonlake.errors import UsageError
+from reasonlake.errors import EnvironmentSetupError, UsageError
 from reasonlake.parse.formats import SUPPORTED_SUFFIXES
 
 
 _BINARY_FILE = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
+
+
+@dataclass(frozen=True)
+class KafkaSource:
+    """A Kafka topic whose messages are JSONL rows. ``options`` go to Spark's Kafka source
+    as given (consumer settings with their ``kafka.`` prefix, e.g. ``kafka.security.protocol``,
+    or the source's own, e.g. ``maxOffsetsPerTrigger``)."""
+    bootstrap: str
+    topic: str
+    starting_offsets: str = "earliest"
+    options: tuple[tuple[str, str], ...] = ()
+
+    def key(self) -> str:
+        # the topic names the checkpoint: a new broker address keeps the offsets reached
+        return f"kafka:{self.topic}"
 
 
 @dataclass
@@ -37,8 +53,8 @@ class RunReport:
     newest_event: int | None = None
 
 
-def checkpoint_path(home: Home, stream: str, source: str) -> str:
-    key = hashlib.sha256(source.encode()).hexdigest()[:16]
+def checkpoint_path(home: Home, stream: str, source: str | KafkaSource) -> str:
+    key = hashlib.sha256((source.key() if isinstance(source, KafkaSource) else source).encode()).hexdigest()[:16]
     return home.path(f"_runs/{stream}-{key}")
 
 
@@ -56,10 +72,11 @@ def _newest_event(home: Home, stream: str) -> int | None:
     return row.ts
 
 
-def run(home: Home, views: list[str], source: str, *, trigger: str = "available-now",
+def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str = "available-now",
         lateness: int = 0, ts: int | None = None, progress=None) -> RunReport:
-    """Run until the source is drained (``available-now``) or for ever (an interval such as
-    ``30 seconds``), ingesting every new file and sliding ``views`` after each micro-batch."""
+    """Run until the source (a folder or glob of stream files, or a Kafka topic) is drained
+    (``available-now``) or for ever (an interval such as ``30 seconds``), ingesting every new
+    file or message and sliding ``views`` after each micro-batch."""
     from reasonlake.engine.ingest import _ingests
     from reasonlake.engine.slide import slide
 
@@ -72,6 +89,7 @@ def run(home: Home, views: list[str], source: str, *, trigger: str = "available-
     for view in views:
         history = state.lineage(home, view)
         report.last_close[view] = history[-1].close if history else None
+    kafka = isinstance(source, KafkaSource)
     checkpoint = checkpoint_path(home, stream, source)
     query_key = hashlib.sha256(checkpoint.encode()).hexdigest()[:16]
     failure: list[BaseException] = []
@@ -83,11 +101,13 @@ def run(home: Home, views: list[str], source: str, *, trigger: str = "available-
             return
         try:
             started = time.perf_counter()
-            files = files.where(supported).select("path", "content")
             ingests = _ingests(home)
-            # a replayed batch: its files are recorded already (same name, same content)
+            # a replayed batch: its sources are recorded already (same name, same content)
             done = ingests.filter(pl.col("stream") == stream).select("file", "sha256")
-            parsed = spark_ingest.parse_files(files, ts)
+            if kafka:
+                parsed = spark_ingest.parse_messages(files)
+            else:
+                parsed = spark_ingest.parse_files(files.where(supported).select("path", "content"), ts)
             recorded = {(f, h) for f, h in done.iter_rows()}
             fresh = [s for s in parsed.sources if (s.file, s.sha256) not in recorded]
             if fresh:
@@ -115,7 +135,8 @@ def run(home: Home, views: list[str], source: str, *, trigger: str = "available-
             failure.append(exc)
             raise
 
-    reader = home.spark.readStream.format("binaryFile").schema(_BINARY_FILE).load(source)
+    reader = _kafka_reader(home, source) if kafka else (
+        home.spark.readStream.format("binaryFile").schema(_BINARY_FILE).load(source))
     writer = reader.writeStream.foreachBatch(batch).option("checkpointLocation", checkpoint)
     if trigger == "available-now":
         writer = writer.trigger(availableNow=True)
@@ -134,6 +155,25 @@ def run(home: Home, views: list[str], source: str, *, trigger: str = "available-
     if failure:
         raise failure[0]
     return report
+
+
+def _kafka_reader(home: Home, source: KafkaSource):
+    from pyspark.errors import AnalysisException
+
+    reader = (home.spark.readStream.format("kafka").option("kafka.bootstrap.servers", source.bootstrap)
+              .option("subscribe", source.topic).option("startingOffsets", source.starting_offsets))
+    for key, value in source.options:
+        reader = reader.option(key, value)
+    try:
+        return reader.load()
+    except AnalysisException as exc:
+        if "kafka" not in str(exc).lower():
+            raise
+        from reasonlake.engine.session import kafka_package
+
+        raise EnvironmentSetupError(
+            f"this Spark session has no Kafka connector: add the Maven package {kafka_package()} to the "
+            "cluster's libraries (the embedded session adds it for `reasonlake run --source kafka`)") from None
 
 
 def _print_progress(batch_id: int, report: RunReport, seconds: float) -> None:

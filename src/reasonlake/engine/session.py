@@ -27,8 +27,21 @@ _EMBEDDED_CONF = {
 }
 
 
-def get_spark(master: str | None = None):
-    """The active session if there is one, otherwise an embedded local session with Delta."""
+# Spark's Kafka source: a Maven package of the same Spark version, added to the embedded
+# session only when a Kafka source is asked for (its resolution costs a first run a download).
+def kafka_package() -> str:
+    import pyspark
+
+    return f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
+
+
+_SHIPPED_WITH_PYSPARK = "org.apache.hadoop:hadoop-client-runtime,org.apache.hadoop:hadoop-client-api"
+
+
+def get_spark(master: str | None = None, *, packages: tuple[str, ...] = (), conf: dict | None = None):
+    """The active session if there is one, otherwise an embedded local session with Delta,
+    the Maven ``packages`` (such as ``kafka_package()``) and the settings ``conf`` (such as
+    a home's metastore)."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -50,16 +63,19 @@ def get_spark(master: str | None = None):
     builder = SparkSession.builder.appName("reasonlake").master(master)
     conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder()),
             # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
-            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse")}
+            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse"), **(conf or {})}
     for key, value in conf.items():
         builder = builder.config(key, value)
     builder = builder.config(
         "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
     )
+    if packages:
+        # pyspark ships the Hadoop client the packages ask for: no second copy to download
+        builder = builder.config("spark.jars.excludes", _SHIPPED_WITH_PYSPARK)
     log = _jvm_log_path()
     try:
         with _jvm_output_to(log):
-            spark = configure_spark_with_delta_pip(builder).getOrCreate()
+            spark = configure_spark_with_delta_pip(builder, extra_packages=list(packages)).getOrCreate()
     except Exception as exc:
         text = str(exc)
         if "JAVA_GATEWAY_EXITED" in text or "Java gateway" in text:
@@ -123,7 +139,7 @@ def _launch_failure(log: str) -> str:
         text = ""
     if "UNRESOLVED DEPENDENCIES" in text or "unresolved dependency" in text:
         return (
-            "could not fetch the Delta Lake jars from Maven Central (they are cached under "
+            "could not fetch the Delta Lake (or Kafka connector) jars from Maven Central (they are cached under "
             f"~/.ivy2* after the first successful run); check network access. Details: {log}"
         )
     if "UnsupportedClassVersionError" in text:

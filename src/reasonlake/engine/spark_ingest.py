@@ -13,6 +13,7 @@ transaction id for the call, so a re-run after a crash between writes adds nothi
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from pyspark.sql import DataFrame
@@ -20,7 +21,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, table_cache
 from reasonlake.engine.home import Home
-from reasonlake.engine.terms import register_terms, term_id
+from reasonlake.engine.terms import append_terms, few_unseen_terms, register_terms, term_id
 from reasonlake.engine.timing import step
 from reasonlake.errors import DuplicateFileError, IngestError
 
@@ -33,6 +34,8 @@ PARSED_SCHEMA = (
 )
 _FIELDS = [f.split(" ")[0] for f in PARSED_SCHEMA.split(", ")]
 _BATCH_ROWS = 100_000
+# Up to this many items a call, its terms are checked in the driver (few_unseen_terms).
+FEW_ITEMS = 100_000
 
 
 @dataclass(frozen=True)
@@ -115,17 +118,97 @@ def _parse_files(ts: int | None):
     return parse
 
 
+def _parse_messages():
+    """mapInArrow over Kafka records (topic, partition, offset, value): each topic
+    partition's records of the task read as one JSONL text, a row per message."""
+    def parse(batches):
+        import dataclasses
+
+        from reasonlake.parse.formats import parse_bytes
+
+        runs: dict[tuple[str, int], list[tuple[int, bytes | None]]] = {}
+        for batch in batches:
+            columns = [batch.column(c).to_pylist() for c in ("topic", "partition", "offset", "value")]
+            for topic, partition, offset, value in zip(*columns):
+                runs.setdefault((topic, partition), []).append((offset, value))
+        for (topic, partition), records in runs.items():
+            records.sort(key=lambda r: r[0])
+            first = records[0][0]
+            # line n of the source is the record at offset first + n - 1 (a line number stays
+            # small; offsets outgrow a line's 32 bits on a long-lived topic)
+            name = f"kafka:{topic}/{partition}/{first}-{records[-1][0]}"
+            lines, own = [], []
+            for offset, value in records:
+                line, rejected = _message_line(value or b"")
+                lines.append(line)
+                if rejected:
+                    own.append((offset - first + 1, rejected))
+            content = b"\n".join(lines)
+            sha = hashlib.sha256(content).hexdigest()
+            parsed = parse_bytes(name + ".jsonl", content, file_key=sha[:12])
+            at = [offset - first + 1 for offset, _ in records]
+            parsed = dataclasses.replace(
+                parsed,
+                rows=[dataclasses.replace(i, line=at[i.line - 1]) for i in parsed.rows],
+                rejected=sorted([dataclasses.replace(r, line=at[r.line - 1]) for r in parsed.rejected]
+                                + [_rejected(line, raw) for line, raw in own], key=lambda r: r.line),
+                table=None if parsed.table is None else _at_lines(parsed.table, at))
+            yield from _item_batches(name, parsed)
+            yield from _batches(_parsed_rows(name, sha, parsed, items=False))
+    return parse
+
+
+def _message_line(value: bytes) -> tuple[bytes, str | None]:
+    """A message as one JSONL line, or (a blank line, the message) when it cannot be one.
+
+    A message may be JSON spread over lines: when it parses, its line breaks stood outside
+    strings (JSON allows none inside), so spaces in their place give the same row."""
+    import json
+
+    if b"\n" not in value and b"\r" not in value:
+        return value, None
+    text = value.decode("utf-8", errors="replace")
+    try:
+        json.loads(text)
+    except ValueError:
+        return b"", text
+    return value.replace(b"\r", b" ").replace(b"\n", b" "), None
+
+
+def _rejected(line: int, raw: str):
+    from reasonlake.parse.formats import Rejected
+
+    return Rejected(line, raw, "the message spans lines and is not valid JSON; a message is one JSON "
+                    'object such as {"s": "<http://example.org/a>", "p": "<http://example.org/p>", '
+                    '"o": "\\"text\\"", "ts": "2026-11-22T10:00:00Z"}')
+
+
+def _at_lines(table, at: list[int]):
+    import numpy as np
+    import polars as pl
+
+    lines = np.asarray(at)[table.get_column("line").to_numpy() - 1]
+    return table.with_columns(pl.Series("line", lines).cast(table.schema["line"]))
+
+
+def parse_messages(messages: DataFrame) -> Parsed:
+    """Kafka records (topic, partition, offset, value: a JSONL row each) parsed on the
+    executors; a source per topic partition and offset range of each task."""
+    return parse_files(messages.select("topic", "partition", "offset", "value"), None,
+                       parser=_parse_messages())
+
+
 def parse_uris(home: Home, uris: list[str], ts: int | None) -> Parsed:
     """Every URI's file parsed on the executors (their types and times checked by the caller)."""
     files = home.spark.read.format("binaryFile").load(uris).select("path", "content")
     return parse_files(files, ts, order=uris)
 
 
-def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None) -> Parsed:
+def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None, *, parser=None) -> Parsed:
     """Parse a DataFrame of files (path, content) on the executors; sources in ``order``
     (else by path)."""
     with step("ingest: parse"):
-        rows = files.mapInArrow(_parse_files(ts), PARSED_SCHEMA).localCheckpoint()
+        rows = files.mapInArrow(parser or _parse_files(ts), PARSED_SCHEMA).localCheckpoint()
         sources = rows.where(F.col("kind").isin("file", "fatal")).select(
             "kind", "file", "sha256", "reason", "line", "event", "ts").collect()
     fatal = [r for r in sources if r.kind == "fatal"]
@@ -211,17 +294,25 @@ def write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: 
     seq_of = spark.createDataFrame(list(seqs.items()), "file STRING, ingest_seq BIGINT")
     rows = parsed.rows.join(F.broadcast(seq_of), "file")
     items = rows.where(F.col("kind") == "item")
+    count = sum(s.items for s in parsed.sources)
     with step("ingest: terms"):
         terms = items.select(F.explode(F.array("s", "p", "o")).alias("term"))
-        if any(s.items for s in parsed.sources):
+        unseen = few_unseen_terms(spark, home.path("terms"), terms) if 0 < count <= FEW_ITEMS else None
+        if count and unseen is None:
             register_terms(spark, home.path("terms"), terms)
-    with step("ingest: events"):
-        events = items.select(
-            F.lit(stream).alias("stream"), "s", "p", "o", term_id(F.col("s")).alias("s_id"),
-            term_id(F.col("p")).alias("p_id"), term_id(F.col("o")).alias("o_id"), "ts",
-            F.floor(F.col("ts") / DAY_MS).cast("long").alias("ts_day"), "ingest_seq", "file", "line", "event")
-        if any(s.items for s in parsed.sources):
+    events = items.select(
+        F.lit(stream).alias("stream"), "s", "p", "o", term_id(F.col("s")).alias("s_id"),
+        term_id(F.col("p")).alias("p_id"), term_id(F.col("o")).alias("o_id"), "ts",
+        F.floor(F.col("ts") / DAY_MS).cast("long").alias("ts_day"), "ingest_seq", "file", "line", "event")
+    with step("ingest: events"), ThreadPoolExecutor(1) as beside:
+        # the batch's new terms (checked already: nothing can fail but the write) are
+        # committed beside its events; a crash between the two leaves events no ingest
+        # record makes visible, as between any two of these commits
+        appended = beside.submit(append_terms, spark, home.path("terms"), unseen) if unseen is not None else None
+        if count:
             events.write.format("delta").mode("append").options(**txn).save(home.path("events"))
+        if appended is not None:
+            appended.result()
     faults.reached("ingest: events")
     bad = rows.where(F.col("kind") == "rejected").select(
         F.lit(stream).alias("stream"), "file", "line", "raw", "reason", "ingest_seq").withColumn(

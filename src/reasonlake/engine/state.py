@@ -10,7 +10,7 @@ from dataclasses import astuple, dataclass
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine import table_cache
+from reasonlake.engine import catalog, table_cache
 from reasonlake.engine.home import Home
 
 
@@ -86,6 +86,7 @@ def append(home: Home, view: str, record: Published) -> None:
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])
+    catalog.refresh(home, view, record, published=True)
 
 
 def latest_ingest_seq(home: Home) -> int:

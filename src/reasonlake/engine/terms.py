@@ -72,16 +72,19 @@ def _known_terms(spark, terms_path: str) -> pl.DataFrame:
 
 def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
     """register_terms for terms whose ids the driver computed (columns term, id): the ones
-    the dictionary lacks are found in the driver and appended in one commit.
+    the dictionary lacks are found in the driver and appended in one commit."""
+    append_terms(spark, terms_path, unseen_terms(spark, terms_path, fresh))
+
+
+def unseen_terms(spark, terms_path: str, fresh: pl.DataFrame) -> pl.DataFrame:
+    """The terms (columns term, id) the dictionary lacks, with their checks; raises on a
+    collision, before anything is written.
 
     A term on the id of a known term is that term when a second hash agrees too; two
     different terms agreeing on both 64-bit hashes would pass unseen (odds of about 2^-128
     a pair; decision 0013)."""
-    from reasonlake.engine import table_cache
-    from reasonlake.engine.driver_step import to_spark
-
     if fresh.is_empty():
-        return
+        return fresh.with_columns(pl.lit(None, pl.Int64).alias("check"))
     fresh = fresh.unique()
     # two terms of this file on one id
     clash = fresh.group_by("id").agg(pl.col("term").min().alias("term"), pl.col("term").max().alias("known")).filter(
@@ -102,7 +105,14 @@ def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
             f"64-bit term id {row['id']} is shared by different terms {sorted({row['term'], row['known']})}; "
             "nothing was written. Report this: the dictionary needs a wider id"
         )
-    unseen = found.filter(pl.col("known_check").is_null())
+    return found.filter(pl.col("known_check").is_null()).select("term", "id", "check")
+
+
+def append_terms(spark, terms_path: str, unseen: pl.DataFrame) -> None:
+    """Append what unseen_terms found (one commit), keeping the process's checks current."""
+    from reasonlake.engine import table_cache
+    from reasonlake.engine.driver_step import to_spark
+
     if unseen.is_empty():
         return
     before = table_cache.latest_commit(spark, terms_path)
@@ -110,6 +120,26 @@ def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
         "append").save(terms_path)
     added = unseen.select("id", "check")
     table_cache.after_own_commit(spark, terms_path, ("term checks",), before, lambda kept: pl.concat([kept, added]))
+
+
+# The dictionary's (id, check) pairs a process keeps in the driver for register_few_terms:
+# 16 bytes a term, 320 MB at this size; a larger dictionary is checked by a join in Spark.
+DRIVER_CHECKED_TERMS = 20_000_000
+
+
+def few_unseen_terms(spark, terms_path: str, terms: DataFrame) -> pl.DataFrame | None:
+    """unseen_terms of a small batch's terms (a one-column DataFrame, ``term``), in a process
+    that registers batch after batch (a runner): the distinct terms come to the driver and
+    are checked against the dictionary's (id, check) pairs kept there (one Spark job), not
+    joined with the whole dictionary. None when the dictionary is too large to keep there
+    (use register_terms)."""
+    from reasonlake.engine import table_cache
+
+    if table_cache.peek(spark, terms_path, ("term checks",)) is None and \
+            spark.read.format("delta").load(terms_path).count() > DRIVER_CHECKED_TERMS:
+        return None
+    distinct = pl.from_arrow(terms.where(F.col("term").isNotNull()).distinct().toArrow())
+    return unseen_terms(spark, terms_path, driver_term_ids(distinct.get_column("term")))
 
 
 def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
