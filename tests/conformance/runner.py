@@ -48,6 +48,7 @@ from reasonlake.compile.schema import saturated_schema
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX, load_tbox
 from reasonlake.declare.view import OntologySource
 from reasonlake.parse.formats import SKOLEM_PREFIX
+from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import iri_term, literal_term, split_statement
 from reasonlake.vocab import (
     OWL,
@@ -132,7 +133,8 @@ def _entry(meta: str, key: str) -> str:
 
 def _graph(path: Path) -> tuple[Triple, ...]:
     graph = Graph()
-    with warnings.catch_warnings():  # ill-typed literals are what the datatype cases are about
+    # literals as the case writes them (ill-typed ones are what the datatype cases are about)
+    with as_written(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         graph.parse(path, format="turtle")
     return tuple(sorted((_term(s), _term(p), _term(o)) for s, p, o in graph))

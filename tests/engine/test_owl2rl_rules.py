@@ -1,4 +1,4 @@
-"""Every OWL 2 RL rule id (W3C OWL 2 Profiles, Tables 4-7) fires where it must and stays
+"""Every OWL 2 RL rule id (W3C OWL 2 Profiles, Tables 4-7, and Table 8's dt-not-type) fires where it must and stays
 silent on a near miss.
 
 One ontology and one set of items cover all rules, each rule's cases written in its own
@@ -38,6 +38,7 @@ RULE_IDS = (
     "cls-svf1", "cls-svf2", "cls-avf", "cls-hv1", "cls-hv2", "cls-maxc1", "cls-maxc2",
     "cls-maxqc1", "cls-maxqc2", "cls-maxqc3", "cls-maxqc4", "cls-oo",
     "cax-sco", "cax-eqc1", "cax-eqc2", "cax-dw", "cax-adc",
+    "dt-not-type",
 )
 SAME_AS_RULES = ("prp-fp", "prp-ifp", "prp-key", "cls-maxc2", "cls-maxqc3", "cls-maxqc4")
 
@@ -97,6 +98,8 @@ prp_spo2:r3 owl:propertyChainAxiom ( prp_spo2:q1 prp_spo2:q2 prp_spo2:q3 ) .""",
    owl:assertionProperty prp_npa2:p ; owl:targetValue 5 .""",
     # Table 6: classes
     "cls-nothing2": "cls_nothing2:Empty rdfs:subClassOf owl:Nothing .",
+    # Table 8: a derived fact carries its premise's literal (and so its violation)
+    "dt-not-type": "dt_not_type:p rdfs:subPropertyOf dt_not_type:q .",
     "cls-int1": "cls_int1:C owl:intersectionOf ( cls_int1:A cls_int1:B ) .",
     "cls-int2": "cls_int2:C owl:intersectionOf ( cls_int2:A cls_int2:B ) .",
     "cls-uni": "cls_uni:C owl:unionOf ( cls_uni:A cls_uni:B ) .",
@@ -142,6 +145,9 @@ cax_sco:D rdfs:subClassOf cax_sco:E .""",
 # Under unique names only these rules behave differently (the eq-* rules are off or see no
 # derived owl:sameAs; the others flag violations instead): the second closure covers them.
 UNA_RULES = tuple(r for r in RULE_IDS if r.startswith("eq-")) + SAME_AS_RULES
+# ... and dt-not-type, which equality leaves alone: the default suite compares the driver
+# and Spark paths on the unique-names closure only, and both check literals their own way
+UNA_RULES += ("dt-not-type",)
 
 ITEMS: dict[str, dict[tuple[str, str, str], int]] = {}  # rule -> its cases' items
 
@@ -240,6 +246,12 @@ _items("cax-eqc1", ("x", TYPE, "C", 100), ("z", TYPE, "Other", 100))
 _items("cax-eqc2", ("y", TYPE, "D", 100), ("z", TYPE, "Other", 100))
 _items("cax-dw", ("x", TYPE, "C", 100), ("x", TYPE, "D", 200), ("y", TYPE, "C", 100), ("z", TYPE, "D", 100))
 _items("cax-adc", ("x", TYPE, "A", 100), ("x", TYPE, "C", 200), ("y", TYPE, "A", 100), ("z", TYPE, "B", 100))
+
+BAD_BOOLEAN, BAD_BYTE = f'"yes"^^<{XSD}boolean>', f'"300"^^<{XSD}byte>'
+_items("dt-not-type", ("x", "p", BAD_BOOLEAN, 100), ("y", "p", BAD_BYTE, 200),
+       # near misses: well-typed, a datatype outside OWL 2 RL's, a plain string
+       ("z", "p", f'"true"^^<{XSD}boolean>', 100), ("z", "p", f'"-128"^^<{XSD}byte>', 100),
+       ("z", "p", '"yes"^^<http://e/dt_not_type/Answer>', 100), ("z", "p", '"yes"', 100))
 
 
 def _ontology(rules=RULE_IDS) -> str:
@@ -783,6 +795,23 @@ def test_cax_adc(std):
     v = one(std, "cax-adc")  # y is only an A, z only a B
     assert v.bindings == {"x": n("x")}
     assert origins(v) == {(n("x"), TYPE, n("A")): 100, (n("x"), TYPE, n("C")): 200}
+
+
+def test_dt_not_type(std, una):
+    """One row per fact carrying an ill-typed literal, the derived (prp-spo1) one included,
+    with the literal bound to lt; well-typed literals and unknown datatypes raise none."""
+    n = ns("dt-not-type")
+    for result in (std, una):
+        rows = {(v.bindings["lt"], tuple(sorted(origins(v).items()))) for v in found(result, "dt-not-type")}
+        assert rows == {
+            (BAD_BOOLEAN, (((n("x"), n("p"), BAD_BOOLEAN), 100),)),
+            (BAD_BOOLEAN, (((n("x"), n("q"), BAD_BOOLEAN), 100),)),
+            (BAD_BYTE, (((n("y"), n("p"), BAD_BYTE), 200),)),
+            (BAD_BYTE, (((n("y"), n("q"), BAD_BYTE), 200),)),
+        }
+        assert derived(result, n("x"), n("q"), BAD_BOOLEAN) == (100, "prp-spo1")  # kept, as written
+    assert _program(unique_names=False).active_rules()["dt-not-type"] > 30
+    assert "dt-not-type" not in _program(True, "rdfs-plus").active_rules()
 
 
 # --- the two evaluation paths

@@ -15,6 +15,7 @@ from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.restriction_subsumption import subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
 from reasonlake.errors import ViewDeclarationError
+from reasonlake.parse.lexical_space import CHECKS as LEXICAL_SPACES
 from reasonlake.vocab import (
     DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,
     SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
@@ -66,7 +67,14 @@ class Program:
             counts[rule] += 1
         for rule, n in self.schema:
             counts[rule] += n
+        if self.checks_literals:
+            counts["dt-not-type"] = len(LEXICAL_SPACES)  # one check per datatype
         return dict(sorted(counts.items()))
+
+    @property
+    def checks_literals(self) -> bool:
+        """Whether the facts' literals are checked against their datatypes (dt-not-type)."""
+        return "dt-not-type" in PROFILE_RULES[self.profile]
 
     def negative(self) -> tuple[JoinRule, ...]:
         return tuple(r for r in self.joins if r.head is None)

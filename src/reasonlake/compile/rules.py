@@ -7,6 +7,8 @@ only knows rule *shapes*, never an ontology:
 - ``join``: a conjunction of premises sharing variables (``cls-svf1``, ``prp-spo2``, ...);
 - ``violation``: a join whose head is ``false``: it produces violation rows, not facts;
 - ``background``: facts the TBox alone entails about individuals (``cls-oo``);
+- ``literal``: a check of each literal of the facts against its datatype's lexical space
+  (``dt-not-type``): violation rows, no join and no TBox;
 - ``schema``: runs once on the TBox at compile time (``scm-*``, and the rules whose
   premises and head are all TBox triples).
 Rules whose head is ``owl:sameAs`` are joins under standard equality and violations under
@@ -90,6 +92,8 @@ _RULES = (
     Rule("cax-eqc2", "linear", "C owl:equivalentClass D . x rdf:type D", "x rdf:type C"),
     Rule("cax-dw", "violation", "C1 owl:disjointWith C2 . x a C1 . x a C2", "false"),
     Rule("cax-adc", "violation", "AllDisjointClasses(C1..Cn) . x a Ci . x a Cj", "false"),
+    # Table 8: datatypes (the others compare values, which the engine's ids do not hold)
+    Rule("dt-not-type", "literal", "lt = \"s\"^^DT, s outside DT's lexical space", "false"),
     # Table 9: schema vocabulary, run once on the TBox
     Rule("scm-sco", "schema", "C ⊑ D . D ⊑ E", "C ⊑ E"),
     Rule("scm-spo", "schema", "P ⊑ Q . Q ⊑ R", "P ⊑ R"),

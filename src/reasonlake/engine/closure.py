@@ -44,7 +44,8 @@ def close(spark, program: Program, items: dict[Triple, int], background: tuple[T
         (names[r.s], names[r.p], names[r.o]): (r.origin, r.rule)
         for r in result.changes.collect()
     }
-    found = find_violations(spark, empty, result, tables)
+    dictionary = spark.createDataFrame(sorted(names.items()), "id BIGINT, term STRING")
+    found = find_violations(spark, empty, result, tables, terms=lambda: dictionary)
     violations = []
     if found is not None:
         for r in found.orderBy("rule", "key").collect():

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reasonlake.engine import local_rules, timing
+from reasonlake.engine import ill_typed, local_rules, timing
 from reasonlake.engine import vector_rules as vr
 from reasonlake.engine.program_tables import ProgramTables
 
@@ -100,25 +100,25 @@ def run_step(spark, base, seed, tables: ProgramTables, base_rows: int,
     return Step(spark, closed)
 
 
-def step_violations(spark, step: Step, tables: ProgramTables):
+def step_violations(spark, step: Step, tables: ProgramTables, terms=None):
     """find_violations for a step run in the driver: premises among the changes, the others
     from every fact the step saw (a fact renewed twice is there at each origin, and the
-    violation rows keep the latest, as on Spark)."""
+    violation rows keep the latest, as on Spark); terms: the dictionary, when the changed
+    facts' literals are checked (dt-not-type)."""
     delta = step.changed.select("s", "p", "o", "origin")
     found = vr.violations(tables.negative, delta, step.closed.full) if not delta.is_empty() else []
+    if terms is not None:
+        found += ill_typed.driver_violations(spark, terms, delta)
     step.violations_found = len(found)
     return violation_frame(spark, found, keep_origins=False)
 
 
 def violation_frame(spark, found: list[tuple], keep_origins: bool):
     """Violation rows as ``join_rules.violations`` returns them (key column included)."""
-    from pyspark.sql import functions as F
-
-    from reasonlake.engine.join_rules import VIOLATION_SCHEMA
+    from reasonlake.engine.join_rules import VIOLATION_SCHEMA, violation_key
 
     if not found:  # the usual case: nothing to key, nothing to keep
         return spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA)
     rows = [(rule, bindings, [tuple(t) for t in triples], origin) for rule, bindings, triples, origin in found]
     out = spark.createDataFrame(rows, VIOLATION_SCHEMA)
-    key_triples = F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o))
-    return out.select(F.sha2(F.to_json(F.struct("rule", key_triples)), 256).alias("key"), "*").localCheckpoint()
+    return out.select(violation_key(keep_origins).alias("key"), "*").localCheckpoint()

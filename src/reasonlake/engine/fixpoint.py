@@ -9,11 +9,12 @@ in one commit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import driver_step, join_rules, local_rules
+from reasonlake.engine import driver_step, ill_typed, join_rules, local_rules
 from reasonlake.engine.program_tables import CONSTANT, FROM_S, ProgramTables
 
 KEY = ["s", "p", "o"]
@@ -183,17 +184,28 @@ def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
     return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
 
 
-def find_violations(spark, base: DataFrame, result: FixpointResult, tables: ProgramTables) -> DataFrame | None:
+def find_violations(spark, base: DataFrame, result: FixpointResult, tables: ProgramTables,
+                    terms: Callable[[], DataFrame] | None = None) -> DataFrame | None:
     """Violations with at least one premise among the step's changes (new or renewed facts),
-    the others from the materialization after the step. None: the program has no negative rule.
-    A step run in the driver is searched there."""
-    if not tables.negative:
+    the others from the materialization after the step; with ``terms`` (the dictionary, id
+    and term, read when a literal needs it) and a program that checks literals, dt-not-type over the changed facts too.
+    None: the program has no negative rule and checks no literal. A step run in the driver
+    is searched there."""
+    literals = terms if tables.checks_literals else None
+    if not tables.negative and literals is None:
         return None
     if result.local is not None:
-        return driver_step.step_violations(spark, result.local, tables)
+        return driver_step.step_violations(spark, result.local, tables, literals)
     delta = result.changes.select(*KEY, "origin")
-    full = base.select(*KEY, "origin").unionByName(delta)
-    changed, present = join_rules.summarize(delta, tables.type_id)
-    full_small = base.count() + changed <= BROADCAST_ROWS
-    return join_rules.violations(spark, tables.negative, delta, full, present,
-                                 changed <= BROADCAST_ROWS, full_small)
+    found = None
+    if tables.negative:
+        full = base.select(*KEY, "origin").unionByName(delta)
+        changed, present = join_rules.summarize(delta, tables.type_id)
+        full_small = base.count() + changed <= BROADCAST_ROWS
+        found = join_rules.violations(spark, tables.negative, delta, full, present,
+                                      changed <= BROADCAST_ROWS, full_small)
+    if literals is not None:
+        ill = ill_typed.spark_violations(spark, literals, delta)
+        if ill is not None:
+            found = ill if found is None else found.unionByName(ill)
+    return found if found is not None else spark.createDataFrame([], "key STRING, " + join_rules.VIOLATION_SCHEMA)

@@ -219,6 +219,13 @@ def derivations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFram
     return out
 
 
+def violation_key(keep_origins: bool = False) -> Column:
+    """A violation row's key: a hash of its rule and its triples (with keep_origins, its
+    timed items), the same whichever backend or rule found it."""
+    triples = F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o))
+    return F.sha2(F.to_json(F.struct("rule", triples)), 256)
+
+
 def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame,
                present: Present | None, small: bool, full_small: bool = False,
                keep_origins: bool = False) -> DataFrame | None:
@@ -246,7 +253,6 @@ def violations(spark, groups: list[JoinGroup], delta: DataFrame, full: DataFrame
     for part in parts[1:]:
         union = union.unionByName(part)
     # One row per rule and set of triples; the latest origin wins (renewed premises).
-    keyed = union.withColumn("key", F.sha2(F.to_json(F.struct(
-        "rule", F.col("triples") if keep_origins else F.transform("triples", lambda t: F.struct(t.s, t.p, t.o)))), 256))
+    keyed = union.withColumn("key", violation_key(keep_origins))
     best = keyed.groupBy("key").agg(F.max_by(F.struct("rule", "bindings", "triples", "origin"), "origin").alias("b"))
     return best.select("key", "b.*")

@@ -25,6 +25,7 @@ class ProgramTables:
     joins: list[JoinGroup] = field(default_factory=list)  # positive multi-premise rules
     negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
     background: DataFrame | None = None  # s, p, o, origin (+inf), rule
+    checks_literals: bool = False  # dt-not-type: literals checked against their datatype
     # local_rules.LocalProgram: these tables as Python look-ups, built on first use
     local: object = field(default=None, repr=False, compare=False)
     # vector_rules.VectorProgram: these tables as driver frames, built on first use
@@ -102,4 +103,5 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
         joins=group_rules(program.positive(), ids),
         negative=group_rules(program.negative(), ids),
         background=background,
+        checks_literals=program.checks_literals,
     )

@@ -60,6 +60,10 @@ def _compile(home: Home, decl: ViewDecl) -> Compiled:
     with step("compile"):
         program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
         background = sorted(load_tbox(decl.background)) if decl.background else ()
+        if program.checks_literals and not program.negative():
+            # an owl2rl view created before dt-not-type had no violations table without a
+            # negative rule; once per process and view
+            viol.create(home, decl.name)
         repair = None
         if decl.repair == "newest-wins":
             repair = rep.encode(home.spark, for_view(decl, program))
@@ -197,7 +201,7 @@ def process_close(
     faults.reached("reason")
     stats = change_stats(result)
     with step("violations"):
-        found = find_violations(home.spark, base, result, compiled.tables)
+        found = find_violations(home.spark, base, result, compiled.tables, terms=lambda: home.table("terms"))
         # found in the driver, the search counted its rows: none, no commit (and no job to ask)
         recorded = found is not None and not (result.local is not None and result.local.violations_found == 0)
     if recorded:
@@ -409,7 +413,7 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
     with step("rounds"):
         result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
     with step("violations"):
-        found = find_violations(home.spark, empty, result, compiled.tables)
+        found = find_violations(home.spark, empty, result, compiled.tables, terms=lambda: home.table("terms"))
         if found is not None:
             viol.replace(home, view, window, found, close)
     with step("publish"):

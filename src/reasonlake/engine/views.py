@@ -97,7 +97,7 @@ def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
     _save(home, decl)
     mat.create(home, decl.name)
-    if program.negative():
+    if program.negative() or program.checks_literals:
         violations.create(home, decl.name)
     if decl.repair != "none":
         from reasonlake.engine import repair

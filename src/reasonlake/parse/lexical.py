@@ -2,7 +2,7 @@
 
 rdflib by default replaces a literal's lexical form with the canonical spelling of its
 value (``"05"^^xsd:int`` becomes ``"5"``, ``"yes"^^xsd:boolean`` becomes ``"false"``,
-``"1e400"^^xsd:double`` becomes ``"inf"``). An RDF store returns the lexical form it was
+``"1e400"^^xsd:double`` becomes ``"inf"``; ``" a  b "^^xsd:token`` becomes ``"a b"``). An RDF store returns the lexical form it was
 given: two spellings of one value are two terms, and an ill-typed literal is data to keep,
 not a value to guess. Every rdflib parse of user data runs inside ``as_written``.
 """
@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from typing import Iterator
 
 import rdflib
+import rdflib.term
 
 _LOCK = threading.RLock()
 
@@ -40,6 +41,12 @@ def as_written() -> Iterator[None]:
     with _LOCK:
         previous = rdflib.NORMALIZE_LITERALS
         rdflib.NORMALIZE_LITERALS = False
+        # rdflib rewrites the whitespace of xsd:normalizedString and xsd:token lexical forms
+        # whatever NORMALIZE_LITERALS says (" a  b " becomes "a b"): its two helpers, which
+        # nothing but Literal() calls, leave the form alone while inside
+        rewriters = {name: getattr(rdflib.term, name) for name in _WHITESPACE_REWRITERS}
+        for name in _WHITESPACE_REWRITERS:
+            setattr(rdflib.term, name, _as_given)
         try:
             with warnings.catch_warnings():
                 # "Parsing weird boolean": rdflib warns of the ill-typed literals kept here
@@ -47,3 +54,12 @@ def as_written() -> Iterator[None]:
                 yield
         finally:
             rdflib.NORMALIZE_LITERALS = previous
+            for name, function in rewriters.items():
+                setattr(rdflib.term, name, function)
+
+
+_WHITESPACE_REWRITERS = ("_normalise_XSD_STRING", "_strip_and_collapse_whitespace")
+
+
+def _as_given(lexical_or_value):
+    return lexical_or_value
