@@ -322,9 +322,10 @@ def write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: 
     records = [(seqs[s.file], stream, s.file, s.sha256, s.items, s.rejected) for s in parsed.sources]
     path = home.path("ingests")
     before = table_cache.latest_commit(spark, path)
-    spark.createDataFrame(
-        records, "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
-    ).withColumn("at", F.current_timestamp()).write.format("delta").mode("append").options(**txn).save(path)
+    with step("ingest: record"):
+        spark.createDataFrame(
+            records, "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
+        ).withColumn("at", F.current_timestamp()).write.format("delta").mode("append").options(**txn).save(path)
     added = pl.DataFrame({"seq": [r[0] for r in records], "stream": [stream] * len(records),
                           "file": [r[2] for r in records], "sha256": [r[3] for r in records]},
                          schema=ingests.schema)
