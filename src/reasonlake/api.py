@@ -45,11 +45,13 @@ class Lakehouse:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home
         and register the views (decoded, at their last published close) and the system
         tables there, kept current by every later close."""
+        from reasonlake.engine import catalog as names
+
         applied = self.home.init()
         if catalog is not None:
-            from reasonlake.engine import catalog as names
-
             names.configure(self.home, catalog, schema)
+        else:  # a home registered before: every name re-pointed at its view's last close
+            names.refresh_all(self.home)
         return applied
 
     def create_views(self, files, *, rebuild: bool = False) -> list[CreateReport]:

@@ -602,6 +602,21 @@ def test_csv_header_that_cannot_be_parsed(tmp_path):
         parse(tmp_path, "s.csv", 's,"p"x,o,ts\n')
 
 
+def test_turtle_numeric_shorthand_keeps_the_form_written(tmp_path):
+    """007, +12, .5 and +1.50 are Turtle's shorthand for typed literals: their lexical form is
+    the text (rdflib reads them as numbers and would write "7", "12", "0.5", "1.50"); and a
+    library user's own parse keeps rdflib's behaviour."""
+    import rdflib
+
+    written = {"007": "integer", "+12": "integer", "-0": "integer", ".5": "decimal", "+1.50": "decimal",
+               "-0.0": "decimal", "1.0": "decimal", "1e3": "double", "-1.5E-3": "double"}
+    text = f"{e('a')} {e('p')} {' , '.join(written)} .\n"
+    parsed = parse(tmp_path, "s.ttl", text, ts=1)
+    assert sorted(i.o for i in parsed.items) == sorted(f'"{v}"^^<{XSD}{t}>' for v, t in written.items())
+    mine = rdflib.Graph().parse(data=f"<http://e/a> <http://e/p> 007, .5 .", format="turtle")
+    assert sorted(str(o) for o in mine.objects()) == ["0.5", "7"]
+
+
 def test_rdflib_rewrites_token_whitespace_again_after_a_parse(tmp_path):
     """as_written switches rdflib's rewriting off for our parses only: a library user's own
     Literal() keeps rdflib's behaviour."""

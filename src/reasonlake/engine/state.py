@@ -86,7 +86,13 @@ def append(home: Home, view: str, record: Published) -> None:
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])
-    catalog.refresh(home, view, record, published=True)
+    try:
+        catalog.refresh(home, view, record, published=True)
+    except Exception as exc:  # the close is published: a stale catalog name must not undo that
+        import sys
+
+        print(f"reasonlake: warning: the catalog name of view {view} still shows an earlier close "
+              f"({str(exc).splitlines()[0][:300]}); `reasonlake init` re-points every name", file=sys.stderr)
 
 
 def latest_ingest_seq(home: Home) -> int:

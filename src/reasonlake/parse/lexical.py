@@ -12,10 +12,12 @@ import logging
 import threading
 import warnings
 from contextlib import contextmanager
+from decimal import Decimal
 from typing import Iterator
 
 import rdflib
 import rdflib.term
+from rdflib.plugins.parsers import notation3
 
 _LOCK = threading.RLock()
 
@@ -47,6 +49,10 @@ def as_written() -> Iterator[None]:
         rewriters = {name: getattr(rdflib.term, name) for name in _WHITESPACE_REWRITERS}
         for name in _WHITESPACE_REWRITERS:
             setattr(rdflib.term, name, _as_given)
+        # Turtle's numeric shorthand: rdflib reads 007, +12 and .5 as numbers and writes them
+        # back as "7", "12" and "0.5"; numbers that remember their text keep the form given
+        numbers = (notation3.long_type, notation3.Decimal)
+        notation3.long_type, notation3.Decimal = _IntegerAsWritten, _DecimalAsWritten
         try:
             with warnings.catch_warnings():
                 # "Parsing weird boolean": rdflib warns of the ill-typed literals kept here
@@ -56,9 +62,31 @@ def as_written() -> Iterator[None]:
             rdflib.NORMALIZE_LITERALS = previous
             for name, function in rewriters.items():
                 setattr(rdflib.term, name, function)
+            notation3.long_type, notation3.Decimal = numbers
 
 
 _WHITESPACE_REWRITERS = ("_normalise_XSD_STRING", "_strip_and_collapse_whitespace")
+
+
+def _remembering(number_type: type) -> type:
+    """A number type whose values print as the text they were made from: Turtle's numeric
+    shorthand read by rdflib's parser, which makes the literal from ``str`` of the number."""
+
+    class AsWritten(number_type):
+        def __new__(cls, text: str):
+            number = super().__new__(cls, text)
+            number.text = text
+            return number
+
+        def __str__(self) -> str:
+            return self.text
+
+    AsWritten.__name__ = f"{number_type.__name__}AsWritten"
+    return AsWritten
+
+
+_IntegerAsWritten = _remembering(int)
+_DecimalAsWritten = _remembering(Decimal)
 
 
 def _as_given(lexical_or_value):
