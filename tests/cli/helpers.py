@@ -43,3 +43,32 @@ def violations(cli, view: str, *args: str) -> set[tuple[str, frozenset[tuple[str
 def violations_status(cli, view: str, *args: str) -> str:
     """The first line of the text report: ``view V at CLOSE: consistent`` or ``...: inconsistent: N violation(s)``."""
     return cli("violations", view, *args).splitlines()[0]
+
+
+def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
+    """`reasonlake sql`'s tables of a view (made from the SQL its catalog names use) hold
+    the rows of the readers' DataFrames (export, `violations`, `explain --removed`), as
+    multisets."""
+    from collections import Counter
+
+    from delta.tables import DeltaTable
+
+    from reasonlake.api import Lakehouse
+    from reasonlake.engine import read, repair, state, violations
+
+    lake = Lakehouse(str(home), spark=spark)
+    lake.sql("SELECT 1")  # registers the tables
+    close = state.lineage(lake.home, view)[-1].close
+    pairs = [(view, read.decoded(lake.home, view).drop("rule"))]
+    if DeltaTable.isDeltaTable(spark, violations.path(lake.home, view)):
+        pairs.append((f"{view}_violations", violations.decoded(lake.home, view, close)))
+    if DeltaTable.isDeltaTable(spark, repair.repairs_path(lake.home, view)):
+        pairs.append((f"{view}_repairs", read.repairs_decoded(lake.home, view)))
+
+    def rows(frame) -> Counter:
+        return Counter(json.dumps(r.asDict(recursive=True), default=str, sort_keys=True) for r in frame.collect())
+
+    for name, frame in pairs:
+        table = spark.table(name)
+        assert table.columns == frame.columns, (name, table.columns, frame.columns)
+        assert rows(table) == rows(frame), name

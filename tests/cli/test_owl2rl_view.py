@@ -2,7 +2,7 @@
 violations recorded and listed, background facts that never expire, the coverage report."""
 from __future__ import annotations
 
-from tests.cli.helpers import EX, TYPE, ex, jsonl, violations, violations_status
+from tests.cli.helpers import EX, TYPE, ex, jsonl, sql_names_show_what_the_readers_show, violations, violations_status
 from tests.conftest import write
 
 ONTOLOGY = f"""
@@ -76,7 +76,7 @@ def test_owl2rl_view_derives_flags_and_keeps_background(cli, tmp_path):
     assert "violations" in history.splitlines()[0]
 
 
-def test_owl2rl_disjointness_violation_lists_triples_and_origins(cli, tmp_path):
+def test_owl2rl_disjointness_violation_lists_triples_and_origins(spark, cli, tmp_path):
     view = _view(tmp_path)
     cli("view", "create", str(view))
     events = [(ex("x"), TYPE, ex("Reactor"), 10_000), (ex("x"), TYPE, ex("Sensor"), 20_000)]
@@ -91,6 +91,7 @@ def test_owl2rl_disjointness_violation_lists_triples_and_origins(cli, tmp_path):
     assert report[1].startswith("cax-dw  since 1970-01-01T00:01:00.000Z")
     rows = cli("sql", "SELECT rule FROM r_violations", "--format", "csv").splitlines()
     assert rows == ["rule", "cax-dw"]
+    sql_names_show_what_the_readers_show(spark, cli.home, "r")
 
 
 def test_violation_leaves_with_its_oldest_triple_and_stays_at_its_close(cli, tmp_path):

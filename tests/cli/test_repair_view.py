@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.helpers import EX, TYPE, ex, jsonl, violations, violations_status
+from tests.cli.helpers import EX, TYPE, ex, jsonl, sql_names_show_what_the_readers_show, violations, violations_status
 from tests.conftest import write
 
 PREFIXES = (
@@ -82,7 +82,7 @@ REACTOR = """
 """
 
 
-def test_functional_property_reactor_newest_status_wins_and_its_consequences_go(cli, tmp_path):
+def test_functional_property_reactor_newest_status_wins_and_its_consequences_go(spark, cli, tmp_path):
     view = _view(tmp_path, "reactor", REACTOR, width="60s", slide="30s", start=-30_000)
     cli("view", "create", str(view))
     events = [
@@ -110,6 +110,7 @@ def test_functional_property_reactor_newest_status_wins_and_its_consequences_go(
     (logged,) = [json.loads(line) for line in sql.splitlines()]
     assert logged["rule"] == "prp-fp" and logged["removed"] == low, logged
     assert logged["conflict"] == sorted([low, f"{ex('reactor')} {ex('temperatureStatus')} {ex('high')} ."]), logged
+    sql_names_show_what_the_readers_show(spark, cli.home, "reactor")
     assert violations(cli, "reactor") == set()
     assert violations_status(cli, "reactor") == "view reactor at 1970-01-01T00:01:00.000Z: consistent"
 

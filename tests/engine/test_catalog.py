@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from tests.conftest import REPO, ProcessCli
 
+EX = "http://example.org/"
+TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 COLUMNS = "subject, predicate, object, CAST(origin AS STRING) AS origin, CAST(expires AS STRING) AS expires, inferred"
 
 
@@ -30,7 +32,7 @@ def reasonlake_sql(cli: ProcessCli, query: str) -> Counter:
 
 
 @pytest.mark.slow
-@pytest.mark.minutes(6)
+@pytest.mark.minutes(8)
 def test_a_plain_session_reads_the_views_by_name_as_reasonlake_shows_them(tmp_path):
     home = tmp_path / "lake"
     cli = ProcessCli(home)
@@ -39,13 +41,29 @@ def test_a_plain_session_reads_the_views_by_name_as_reasonlake_shows_them(tmp_pa
     cli("ingest", "social", str(REPO / "examples" / "streams" / "social.jsonl"))
     cli("slide", "active_users", "--until", "2026-11-22T10:08:00Z")
 
+    # an owl2rl view with a violation: its violations are a name too
+    (tmp_path / "r.ttl").write_text("@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+                                    f"<{EX}Reactor> owl:disjointWith <{EX}Sensor> .\n")
+    (tmp_path / "r.yaml").write_text("name: r\nstream: s\nontology: [r.ttl]\nprofile: owl2rl\n"
+                                     "window: {width: 1m, slide: 30s, start: 0}\n")
+    (tmp_path / "r.jsonl").write_text("".join(json.dumps({"s": f"<{EX}x>", "p": TYPE, "o": f"<{EX}{c}>", "ts": ts}) + "\n"
+                                              for c, ts in (("Reactor", 10_000), ("Sensor", 20_000))))
+    cli("view", "create", str(tmp_path / "r.yaml"))
+    cli("ingest", "s", str(tmp_path / "r.jsonl"))
+    cli("slide", "r", "--until", "1970-01-01T00:01:00Z")
+    violation = "SELECT rule, CAST(since AS STRING) AS since, to_json(bindings) AS bindings, to_json(triples) AS triples FROM {}"
+    seen = reasonlake_sql(cli, violation.format("r_violations"))
+    assert sum(seen.values()) == 1 and '"rule": "cax-dw"' in next(iter(seen)), seen
+    assert plain(home, violation.format("reasonlake.r_violations")) == seen
+
     query = f"SELECT {COLUMNS} FROM {{}} ORDER BY subject, predicate, object"
     at_8 = reasonlake_sql(cli, query.format("active_users"))
     assert sum(at_8.values()) > 10 and any('"inferred": true' in r for r in at_8), at_8
     assert plain(home, query.format("reasonlake.active_users")) == at_8
     tables = plain(home, "SHOW TABLES IN reasonlake")
     assert {json.loads(r)["tableName"] for r in tables} == {
-        "active_users", "rl_events", "rl_quarantine", "rl_late", "rl_view_state", "rl_ingests", "rl_views"}
+        "active_users", "r", "r_violations", "rl_events", "rl_quarantine", "rl_late", "rl_view_state", "rl_ingests",
+        "rl_views"}
 
     # the table commit of close 10:09 is made, the close is not recorded: readers stay at 10:08
     crashed = subprocess.run(

@@ -101,19 +101,90 @@ def refresh_all(home: Home) -> list[str]:
 
 
 def refresh(home: Home, view: str, record, where: str | None = None, *, published: bool = False) -> None:
-    """Point the view's catalog name at the close ``record`` published. ``published``: the
+    """Point the view's catalog names at the close ``record`` published. ``published``: the
     close was just recorded, its version is the table's latest; else (after a vacuum, at
     init) the version is pinned only when data commits followed it (``retention.pinned``)."""
-    from reasonlake.engine import retention
-
     where = where or target(home)
     if where is None:
         return
+    for name, sql in definitions(home, view, record, published=published).items():
+        home.spark.sql(f"CREATE OR REPLACE VIEW {where}.`{name}` AS {sql}")
+
+
+def definitions(home: Home, view: str, record, *, published: bool = False) -> dict[str, str]:
+    """The SQL of each name a view has at a published close (``record``): the view, and its
+    violations and repairs when it has them; the catalog's views and `reasonlake sql`'s
+    temporary ones are made from these, so both show the same."""
+    from delta.tables import DeltaTable
+
+    from reasonlake.engine import repair, retention, violations
+
     # Pinned even when it is the latest: a later slide's table commit is not a published close
     # until it is recorded. Delta refuses time travel past the file retention, so a vacuum
     # re-points a name whose version only maintenance commits followed at the latest snapshot.
     version = record.version if published else retention.pinned(home, home.mat_path(view), record.version)
-    home.spark.sql(f"CREATE OR REPLACE VIEW {where}.`{view}` AS {view_sql(home, view, record, version)}")
+    out = {view: view_sql(home, view, record, version)}
+    if DeltaTable.isDeltaTable(home.spark, violations.path(home, view)):
+        out[f"{view}_violations"] = violations_sql(home, view, record)
+    if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, view)):
+        out[f"{view}_repairs"] = repairs_sql(home, view)
+    return out
+
+
+def _named(alias: str, item: str, terms: str) -> tuple[str, str]:
+    """(N-Triples text of the id triple ``item``, the joins that decode it)."""
+    joins = " ".join(f"LEFT JOIN {terms} {alias}{x} ON {item}.{x} = {alias}{x}.id" for x in "spo")
+    return f"concat_ws(' ', {alias}s.term, {alias}p.term, {alias}o.term, '.')", joins
+
+
+def _time(column: str) -> str:
+    return f"CASE WHEN {column} < {NEVER} THEN timestamp_millis({column}) END"
+
+
+def violations_sql(home: Home, view: str, record) -> str:
+    """The violations live at a published close, as SQL (``violations.decoded``): rule, since,
+    bindings, triples (N-Triples with origins), origin, key; read at the version the close
+    recorded."""
+    from reasonlake.engine import violations
+
+    at = "" if record.violations_version is None else f" VERSION AS OF {record.violations_version}"
+    terms = f"delta.`{home.path('terms')}`"
+    triple, joins = _named("t", "e", terms)
+    return (
+        f"WITH live AS (SELECT * FROM delta.`{violations.path(home, view)}`{at} "
+        f"WHERE first_close <= {record.close} AND exp_pane > {record.close}), "
+        "exploded AS (SELECT key, i, t.s, t.p, t.o, t.origin FROM live LATERAL VIEW posexplode(triples) x AS i, t), "
+        f"named AS (SELECT e.key, struct(e.i AS i, {triple} AS triple, {_time('e.origin')} AS origin) AS t "
+        f"FROM exploded e {joins}), "
+        "triples AS (SELECT key, transform(sort_array(collect_list(t)), x -> struct(x.triple AS triple, "
+        "x.origin AS origin)) AS triples FROM named GROUP BY key), "
+        "bound AS (SELECT b.key, map_from_entries(collect_list(struct(b.var, n.term))) AS bindings FROM "
+        f"(SELECT key, var, id FROM live LATERAL VIEW explode(bindings) x AS var, id) b LEFT JOIN {terms} n "
+        "ON b.id = n.id GROUP BY b.key) "
+        f"SELECT l.rule, timestamp_millis(l.first_close) AS since, b.bindings, t.triples, {_time('l.origin')} AS origin, "
+        "l.key FROM live l JOIN triples t ON l.key = t.key LEFT JOIN bound b ON l.key = b.key"
+    )
+
+
+def repairs_sql(home: Home, view: str) -> str:
+    """The repair log as SQL (``read.repairs_decoded``): close, version, mode, rule, removed,
+    removed_at, conflict and winners as sorted N-Triples."""
+    from reasonlake.engine import repair
+
+    terms = f"delta.`{home.path('terms')}`"
+    member, member_joins = _named("m", "x.item", terms)
+    removed, removed_joins = _named("r", "l.removed", terms)
+    return (
+        f"WITH log AS (SELECT *, monotonically_increasing_id() AS rid FROM delta.`{repair.repairs_path(home, view)}`), "
+        "members AS (SELECT rid, 'conflict' AS kind, item FROM log LATERAL VIEW explode(conflict) c AS item "
+        "UNION ALL SELECT rid, 'winner' AS kind, item FROM log LATERAL VIEW explode(winners) w AS item), "
+        f"named AS (SELECT x.rid, x.kind, {member} AS triple FROM members x {member_joins}), "
+        "grouped AS (SELECT rid, sort_array(collect_list(CASE WHEN kind = 'conflict' THEN triple END)) AS conflict, "
+        "sort_array(collect_list(CASE WHEN kind = 'winner' THEN triple END)) AS winners FROM named GROUP BY rid) "
+        f"SELECT timestamp_millis(l.close) AS close, l.version, l.mode, l.rule, {removed} AS removed, "
+        "timestamp_millis(l.removed.ts) AS removed_at, coalesce(g.conflict, array()) AS conflict, "
+        f"coalesce(g.winners, array()) AS winners FROM log l {removed_joins} LEFT JOIN grouped g ON l.rid = g.rid"
+    )
 
 
 def view_sql(home: Home, view: str, record, version: int | None) -> str:

@@ -119,23 +119,17 @@ _REGISTERED = "reasonlake.sql.tables"
 def register_sql_views(home: Home) -> list[str]:
     """Each view as a temporary table named after it, its violations and repairs as
     <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted."""
-    from delta.tables import DeltaTable
-
-    from reasonlake.engine import repair, violations
+    from reasonlake.engine import catalog
 
     registered: list[str] = []
     for name in home.view_names():
         history = state.lineage(home, name)
         if not history:
             continue
-        decoded(home, name).drop("rule").createOrReplaceTempView(name)
-        registered.append(name)
-        if DeltaTable.isDeltaTable(home.spark, violations.path(home, name)):
-            violations.decoded(home, name, history[-1].close).createOrReplaceTempView(f"{name}_violations")
-            registered.append(f"{name}_violations")
-        if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, name)):
-            repairs_decoded(home, name).createOrReplaceTempView(f"{name}_repairs")
-            registered.append(f"{name}_repairs")
+        # the same SQL as the view's catalog names (catalog.definitions)
+        for table, sql in catalog.definitions(home, name, history[-1]).items():
+            home.spark.sql(sql).createOrReplaceTempView(table)
+            registered.append(table)
     for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
         home.table(table).createOrReplaceTempView(f"rl_{table}")
         registered.append(f"rl_{table}")
