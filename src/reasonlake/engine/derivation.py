@@ -101,21 +101,21 @@ class Deriver:
             step = Step(key, origin, rule, background=True)
         else:
             step = self._derived(key, origin, rule, path | {key})
+            if not step.premises:  # every derivation ran through the path: not final elsewhere
+                return step
         self.done[key] = step
         return step
 
     def _derived(self, key: Key, origin: int, rule: str, path: frozenset[Key]) -> Step:
-        best: tuple[int, list[Key], list] | None = None
-        for premises, tbox in self._candidates(key, rule, path):
-            oldest = min(self._origin(p) for p in premises)
-            if best is None or oldest > best[0]:
-                best = (oldest, premises, tbox)
-            if oldest >= origin:
-                break  # gives the fact its origin: no derivation does better
-        if best is None:  # the rule's instantiations no longer match (should not happen)
-            return Step(key, origin, rule)
-        steps = [self.explain(p, path) for p in best[1]]
-        return Step(key, origin, rule, [s for s in steps if s is not None], best[2])
+        """The derivation whose oldest premise is newest, of those whose premises can be
+        explained off ``path``; a step without premises when none can."""
+        ranked = sorted(((min(self._origin(p) for p in premises), n, premises, tbox)
+                         for n, (premises, tbox) in enumerate(self._candidates(key, rule, path))), reverse=True)
+        for _, _, premises, tbox in ranked:
+            steps = [self.explain(p, path) for p in premises]
+            if all(s is not None and (s.rule is None or s.background or s.premises) for s in steps):
+                return Step(key, origin, rule, steps, tbox)
+        return Step(key, origin, rule)
 
     def _origin(self, key: Key) -> int:
         rows = self.best(*key)
@@ -135,7 +135,6 @@ class Deriver:
                 yield from self._join(join, key, path)
 
     def _linear(self, rule: LinearRule, s: int, o: int, path):
-        x = y = None
         bound = {}
         for position, value in ((rule.out_s, s), (rule.out_o, o)):
             if position == SUBJECT:
@@ -163,13 +162,13 @@ class Deriver:
             return []
         if rule.rule in _TYPE_RULES:
             entailed = (rule.in_o, predicate, rule.out_o)
-            path = self.hierarchy.classes(rule.in_o, rule.out_o)
+            path = self.hierarchy.path(rule.in_o, rule.out_o)
         elif rule.rule in _TYPING_RULES:
             entailed = (rule.in_p, predicate, rule.out_o)
             path = self.hierarchy.typing(rule.in_p, predicate, rule.out_o)
         else:
             entailed = (rule.in_p, predicate, rule.out_p)
-            path = self.hierarchy.properties(rule.in_p, rule.out_p) if rule.rule not in (
+            path = self.hierarchy.path(rule.in_p, rule.out_p) if rule.rule not in (
                 "prp-inv1", "prp-inv2") else None
         return path or [entailed]
 
@@ -274,12 +273,6 @@ class _Hierarchy:
                         following.append(nxt)
             frontier = following
         return None
-
-    def classes(self, sub: str, sup: str):
-        return self.path(sub, sup) or None
-
-    def properties(self, sub: str, sup: str):
-        return self.path(sub, sup) or None
 
     def typing(self, prop: str, predicate: str, cls: str):
         """P ⊑* Q, Q domain (range) C, C ⊑* D: the shortest such chain of asserted axioms."""
