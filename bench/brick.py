@@ -188,11 +188,13 @@ def window_content(chunks: list[list], close_index: int) -> set:
     return out
 
 
-def write_view(folder: Path, name: str, stream: str, ontology: list[Path], width: str, slide: str) -> Path:
+def write_view(folder: Path, name: str, stream: str, ontology: list[Path], width: str, slide: str,
+               expectations: bool = False) -> Path:
     path = folder / f"{name}.yaml"
     path.write_text(
         f"name: {name}\nstream: {stream}\nontology: [{', '.join(str(o) for o in ontology)}]\n"
         f"profile: owl2rl\nunique_names: false\nwindow: {{width: {width}, slide: {slide}, start: 0}}\n"
+        + ("expectations: {on_failure: warn}\n" if expectations else "")
     )
     return path
 
@@ -386,6 +388,8 @@ def parse_args(argv=None):
     p.add_argument("--owlrl-timeout", type=float, default=900, help="seconds before an owlrl run is cut (default 900)")
     p.add_argument("--slides", type=int, help="1%% slides timed on the large model (default 3; 1 with --quick; 0: skip)")
     p.add_argument("--slide-model", help="model for the slides (default: the largest)")
+    p.add_argument("--expectations", action="store_true",
+                   help="the sliding view runs its built-in expectation suite after every close")
     p.add_argument("--check", action="store_true",
                    help="after each rebuild, export and compare with reasonable (slow: one export per model)")
     p.add_argument("--out", default=str(HERE / "out"), help="output folder (default bench/out)")
@@ -448,7 +452,8 @@ def main(argv=None) -> int:
     ontology = [data / "Brick.n3", schema]
     views = [write_view(work, "brick_models", "models", ontology, "1h", "1h")]
     if slides:
-        views.append(write_view(work, "brick_churn", "churn", ontology, f"{CHUNKS}s", "1s"))
+        views.append(write_view(work, "brick_churn", "churn", ontology, f"{CHUNKS}s", "1s",
+                                expectations=args.expectations))
 
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "6g")
     from reasonlake.api import Lakehouse

@@ -12,6 +12,7 @@ from reasonlake.engine.session import get_spark
 from reasonlake.engine.slide import rebuild as rebuild_view
 from reasonlake.engine.slide import slide as slide_view
 from reasonlake.engine.views import CreateReport, check_views, create_view
+from reasonlake.errors import CloseError
 
 
 def now_ms() -> int:
@@ -60,11 +61,14 @@ class Lakehouse:
         checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
         return [create_view(self.home, c, now=now_ms()) for c in checked]
 
-    def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False) -> list[IngestReport]:
+    def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False,
+               progress=None) -> list[IngestReport]:
         """Files, folders, globs (plain paths, read here) and URIs of any file system the
-        session reads (``s3a://``, ``abfss://``, ``dbfs:/``, ``file:``: read by the executors)."""
+        session reads (``s3a://``, ``abfss://``, ``dbfs:/``, ``file:``: read by the executors).
+        ``progress(done, total, what)``: called per file (``engine.progress``)."""
         self.home.require_init()
-        return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate)
+        return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate,
+                            progress=progress)
 
     def ingest_frame(self, stream: str, frame, *, name: str = "dataframe",
                      allow_duplicate: bool = False) -> IngestReport:
@@ -74,31 +78,34 @@ class Lakehouse:
         return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
 
     def run(self, views, source, *, trigger: str = "available-now", lateness: int = 0,
-            ts: int | None = None):
+            ts: int | None = None, progress=None):
         """Ingest the stream files arriving in ``source`` (a folder or glob, path or URI), or
         the messages of a Kafka topic (``runner.KafkaSource``; the Lakehouse made with
         ``kafka=True``), with Structured Streaming and slide ``views`` after each micro-batch:
         until the source is drained (``available-now``) or for ever (an interval such as
-        ``'30 seconds'``)."""
+        ``'30 seconds'``). ``progress(batch_id, report, seconds)``: called after each
+        micro-batch (default: a line on stderr when it is a terminal)."""
         from reasonlake.engine.runner import KafkaSource, run
 
         self.home.require_init()
         source = source if isinstance(source, KafkaSource) else str(source)
-        return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts)
+        return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts, progress=progress)
 
-    def slide(self, view: str, until: int | str | None = None) -> list[state.Published]:
+    def slide(self, view: str, until: int | str | None = None, *, progress=None) -> list[state.Published]:
         """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
-        default: now, which can be many closes for a stream from the past)."""
+        default: now, which can be many closes for a stream from the past).
+        ``progress(done, total, what)``: called per close (``engine.progress``)."""
         from reasonlake.declare.durations import parse_time
 
         self.home.require_init()
-        return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"))
+        return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"), progress)
 
-    def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False) -> state.Published:
+    def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False, progress=None) -> state.Published:
         """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
-        close before that moves the view back to it, only with ``rewind``."""
+        close before that moves the view back to it, only with ``rewind``.
+        ``progress(done, total, what)``: called per step (``engine.progress``)."""
         self.home.require_init()
-        return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind)
+        return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind, progress=progress)
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
@@ -123,6 +130,24 @@ class Lakehouse:
         self.home.require_init()
         self.home.view(name)
         return state.lineage(self.home, name)
+
+    def validate(self, name: str, *, close: int | None = None, version: int | None = None,
+                 docs: str | None = None):
+        """Run the view's suites (built-in and its own) on a close, by default the last processed
+        one (withheld or not); the results are recorded in rl_expectations and returned."""
+        from reasonlake.engine import expectations
+
+        self.home.require_init()
+        decl = self.home.view(name)
+        if close is None and version is None:
+            history = state.lineage(self.home, name)
+            if not history:
+                raise CloseError(f"view '{name}' has no processed close yet; run `reasonlake slide {name}`")
+            record = history[-1]
+        else:
+            record, _ = read.pick(self.home, name, close, version)
+        return expectations.check(self.home, decl, record.close, record.version, record.events_seq,
+                                  run="validate", docs=docs)
 
     def violations(self, name: str, *, close: int | None = None):
         """The violations live at a close (default: the last processed one), decoded."""
@@ -211,9 +236,10 @@ class Lakehouse:
 
         return retention.readable_versions(self.home, name)
 
-    def repair(self, name: str):
-        """Re-check the whole current window and repair it (idempotent); (record|None, removals)."""
+    def repair(self, name: str, *, progress=None):
+        """Re-check the whole current window and repair it (idempotent); (record|None, removals).
+        ``progress(done, total, what)``: called per step (``engine.progress``)."""
         from reasonlake.engine.slide import repair_job
 
         self.home.require_init()
-        return repair_job(self.home, name)
+        return repair_job(self.home, name, progress)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reasonlake.declare.durations import format_time, parse_time
 from reasonlake.errors import ConcurrentWriteError, QuarantinedRowsError, ReasonlakeError, SqlError, UsageError
+from reasonlake.progress_bar import progress_bar
 
 
 def _time(text: str) -> int:
@@ -34,10 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ontology-reasoning materialized views over RDF streams, as Delta tables.",
     )
     parser.add_argument("--home", help="lakehouse root (default: $REASONLAKE_HOME or ./lakehouse)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (the bars of long commands on a terminal, run's batch lines)")
     sub = parser.add_subparsers(dest="command", required=True)
-    # --home is also accepted after the verb (reasonlake history v --home DIR)
+    # --home and --quiet are also accepted after the verb (reasonlake history v --home DIR)
     verb_home = argparse.ArgumentParser(add_help=False)
     verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    verb_home.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
 
     init = sub.add_parser("init", help="create or migrate the system tables")
@@ -105,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="one line per processed close")
     history.add_argument("view")
+    history.add_argument("--plot", metavar="FILE.png",
+                         help="draw admitted, expired, derived items and seconds per close (and violations, "
+                              "repairs when any) to this image instead of printing the lines")
 
     rules = sub.add_parser("rules", help="which rules a view's ontology activates, which axioms it ignores")
     rules.add_argument("view", help="a view name, or a view file (FILE.yaml)")
@@ -132,6 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
                          help="closes after this one (default: the processed close before --to)")
     changes.add_argument("--to", dest="upto", type=str, metavar="TIME", help="up to this close (default: the last)")
     changes.add_argument("--format", choices=("nt", "csv", "json"), default="nt")
+
+    validate = sub.add_parser("validate", help="run a view's expectation suites on a close (default: the last "
+                                                "processed one); exit 1 when one fails")
+    validate.add_argument("view")
+    on = validate.add_mutually_exclusive_group()
+    on.add_argument("--close", type=str)
+    on.add_argument("--version", type=int, help="a published version, withheld ones included")
+    validate.add_argument("--docs", metavar="DIR", help="also write great-expectations' data docs (HTML) there")
 
     vacuum = sub.add_parser("vacuum", help="remove the files of closes older than the views' retention")
     vacuum.add_argument("views", nargs="*", metavar="VIEW", help="views (default: every view)")
@@ -217,7 +232,9 @@ def _run(args) -> int:
         return _run_views(args)
     if args.command == "slide":
         until = _time(args.until) if args.until else None
-        done = _lakehouse(args).slide(args.view, until)
+        lake = _lakehouse(args)
+        with progress_bar(f"slide {args.view}", " closes", quiet=args.quiet) as progress:
+            done = lake.slide(args.view, until, progress=progress)
         if done:
             print(HISTORY_HEADER)
         for r in done:
@@ -228,7 +245,9 @@ def _run(args) -> int:
     if args.command == "rebuild":
         lake = _lakehouse(args)
         before = lake.history(args.view)
-        record = lake.rebuild(args.view, _time(args.at) if args.at else None, rewind=args.rewind)
+        with progress_bar(f"rebuild {args.view}", " steps", quiet=args.quiet) as progress:
+            record = lake.rebuild(args.view, _time(args.at) if args.at else None, rewind=args.rewind,
+                                  progress=progress)
         later = sum(1 for r in before if r.close > record.close)
         print(f"view {args.view}: rematerialized from scratch at {format_time(record.close)} "
               f"({record.admitted} items, {record.derived} derived)")
@@ -249,7 +268,9 @@ def _run(args) -> int:
     if args.command == "explain":
         return _explain(args)
     if args.command == "repair":
-        record, n = _lakehouse(args).repair(args.view)
+        lake = _lakehouse(args)
+        with progress_bar(f"repair {args.view}", " steps", quiet=args.quiet) as progress:
+            record, n = lake.repair(args.view, progress=progress)
         if record is None:
             print(f"view {args.view}: nothing to repair, the window is consistent under its repairs")
         else:
@@ -257,16 +278,20 @@ def _run(args) -> int:
             print(_history_line(record))
         return 0
     if args.command == "history":
+        if args.plot:
+            return _plot_history(args)
         lake = _lakehouse(args)
         rows = lake.history(args.view)
         readable = lake.readable_versions(args.view) if rows else None
         print(HISTORY_HEADER)
         for r in rows:
             gone = readable is not None and r.version not in readable
-            print(_history_line(r) + ("  (vacuumed: no longer readable)" if gone else ""))
+            print(_history_line(r) + ("  (vacuumed: no longer readable)" if gone else "") + _expectation_note(r))
         return 0
     if args.command == "changes":
         return _changes(args)
+    if args.command == "validate":
+        return _validate(args)
     if args.command == "vacuum":
         from reasonlake.declare.view import parse_retention
         from reasonlake.engine.retention import DEFAULT_RETAIN_MS
@@ -290,6 +315,38 @@ def _history_line(r) -> str:
         f"  {'-' if r.violations is None else r.violations:>10}"
         f"  {'-' if r.repairs is None else r.repairs:>7}"
     )
+
+
+def _expectation_note(r) -> str:
+    if not r.expectation_failures:
+        return ""
+    withheld = "withheld: " if r.withheld else ""
+    return f"  ({withheld}{r.expectation_failures} expectation(s) failed)"
+
+
+def _validate(args) -> int:
+    close = parse_time(args.close, what="--close") if args.close else None
+    outcome = _lakehouse(args).validate(args.view, close=close, version=args.version, docs=args.docs)
+    print(f"view {args.view} at close {format_time(outcome.close)} (version {outcome.version}):")
+    for r in outcome.results:
+        print(f"  {'pass' if r.success else 'FAIL'}  {r.suite}: {r.expectation}"
+              + (f"  observed {r.observed}" if r.observed is not None else ""))
+    if args.docs:
+        print(f"data docs: {args.docs}/index.html")
+    if outcome.failed:
+        print(outcome.report(), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _plot_history(args) -> int:
+    from reasonlake.history_plot import image_format, plot
+
+    image_format(args.plot)  # a folder that is not there is answered before Spark starts
+    rows = _lakehouse(args).history(args.view)
+    plot(args.view, rows, args.plot)
+    print(f"wrote a plot of {len(rows)} close(s) of view {args.view} to {args.plot}")
+    return 0
 
 
 def _changes(args) -> int:
@@ -498,7 +555,9 @@ def _ingest(args) -> int:
             for found in local_files(arg):
                 check_readable(found.name, ts)
     lake = _lakehouse(args)
-    reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file)
+    with progress_bar(f"ingest {args.stream}", " files", quiet=args.quiet) as progress:
+        reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file,
+                              progress=progress)
     _warn_if_unread(lake, args.stream)
     quarantined = 0
     for report in reports:
@@ -549,11 +608,18 @@ def _run_views(args) -> int:
             raise UsageError(f"--source {source}: no such folder (or write --source kafka for a Kafka topic)")
     from reasonlake.api import Lakehouse
 
-    report = Lakehouse(args.home, kafka=kafka).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts)
+    quiet = (lambda *_: None) if args.quiet else None  # no batch lines on stderr
+    report = Lakehouse(args.home, kafka=kafka).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts,
+                                                   progress=quiet)
     closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
     read = "partition ranges" if kafka else "files"
     print(f"{report.batches} batches: {report.files} {read}, {report.items} items, "
           f"{report.quarantined} quarantined; closes processed: {closes}")
+    if report.withheld:
+        withheld = ", ".join(f"{v} {n}" for v, n in report.withheld.items())
+        print(f"reasonlake: error RL500: closes withheld by failed expectations: {withheld} "
+              "(the messages above name them; readers keep each view's last close that passed)", file=sys.stderr)
+        return 1
     return 0
 
 

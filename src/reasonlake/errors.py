@@ -89,6 +89,13 @@ class ConcurrentWriteError(UserError):
     code = "RL400"
 
 
+class ExpectationFailedError(UserError):
+    """A view with ``on_failure: fail`` published a close whose expectations failed: the
+    close is recorded but withheld, readers keep the last close that passed."""
+
+    code = "RL500"
+
+
 class EnvironmentSetupError(ReasonlakeError):
     """Java missing, jars unresolvable: says what to install."""
 

@@ -112,7 +112,7 @@ def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
     cli("sql", "SELECT * FROM nope", expect=1)
     lines = [line for line in cli.last_err.splitlines() if line.strip()]
     assert len(lines) == 1, cli.last_err
-    assert "error RL190: " in lines[0] and "TABLE_OR_VIEW_NOT_FOUND" in lines[0] and lines[0].endswith("the tables are: rl_events, "
+    assert "error RL190: " in lines[0] and "TABLE_OR_VIEW_NOT_FOUND" in lines[0] and lines[0].endswith("the tables are: rl_events, rl_expectations, "
                                                                       "rl_ingests, rl_late, rl_quarantine, rl_view_state, rl_views, v"), lines[0]
     # why a fact is there, and after the next close why it is not: it expired
     yes = f"{ex('r0')} {ex('value')} {AS_WRITTEN[0]}"

@@ -63,7 +63,7 @@ def test_a_plain_session_reads_the_views_by_name_as_reasonlake_shows_them(tmp_pa
     tables = plain(home, "SHOW TABLES IN reasonlake")
     assert {json.loads(r)["tableName"] for r in tables} == {
         "active_users", "r", "r_violations", "rl_events", "rl_quarantine", "rl_late", "rl_view_state", "rl_ingests",
-        "rl_views"}
+        "rl_views", "rl_expectations"}
 
     # the table commit of close 10:09 is made, the close is not recorded: readers stay at 10:08
     crashed = subprocess.run(

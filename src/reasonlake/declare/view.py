@@ -9,12 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import yaml
 
 from reasonlake.declare.durations import parse_duration, parse_time
+from reasonlake.declare.expectations import ExpectationsDecl, parse_block
 from reasonlake.errors import TimeFormatError, ViewDeclarationError
 from reasonlake.plan.windows import Window
 
@@ -24,7 +25,7 @@ SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
-    "repair", "repair_depth", "retain",
+    "repair", "repair_depth", "retain", "expectations",
 }
 REPAIR_POLICIES = ("none", "newest-wins")
 
@@ -55,6 +56,9 @@ class ViewDecl:
     # How long closes stay readable after `reasonlake vacuum` (ms); None: Delta's default.
     # Not part of the content: a changed retain is saved without a rebuild.
     retain: int | None = None
+    # Checks run after every close and what a failure does; None: the built-in suite runs
+    # only on demand (`reasonlake validate`). Not part of the content, like retain.
+    expectations: ExpectationsDecl | None = None
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -90,6 +94,7 @@ class ViewDecl:
                 "repair": self.repair,
                 "repair_depth": self.repair_depth,
                 "retain": self.retain,
+                "expectations": self.expectations.to_dict() if self.expectations else None,
             }
         )
 
@@ -108,6 +113,7 @@ class ViewDecl:
             repair=raw.get("repair", "none"),
             repair_depth=raw.get("repair_depth"),
             retain=raw.get("retain"),
+            expectations=ExpectationsDecl.from_dict(raw.get("expectations")),
         )
 
 
@@ -217,6 +223,7 @@ def load_view(path: str | Path) -> ViewDecl:
         repair_depth=_repair_depth(path, raw),
         retain=_retain(path, raw),
     )
+    decl = replace(decl, expectations=parse_block(path, decl.name, raw.get("expectations")))
     if decl.repair != "none" and decl.profile != "owl2rl":
         raise _fail(path, "repair", f"the {decl.profile} profile has no negative rules to repair; "
                     "use profile: owl2rl or remove repair")

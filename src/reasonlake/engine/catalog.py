@@ -24,7 +24,7 @@ from reasonlake.engine.home import Home
 from reasonlake.errors import UsageError
 from reasonlake.plan.windows import NEVER
 
-SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views")
+SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views", "expectations")
 METASTORE = "_metastore"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -93,7 +93,7 @@ def refresh_all(home: Home) -> list[str]:
         spark.sql(f"CREATE TABLE IF NOT EXISTS {where}.`rl_{table}` USING DELTA LOCATION '{home.path(table)}'")
         names.append(f"rl_{table}")
     for view in home.view_names():
-        history = state.lineage(home, view)
+        history = state.readable(home, view)
         if history:
             refresh(home, view, history[-1], where)
             names.append(view)

@@ -30,7 +30,7 @@ def changes(home: Home, view: str, after: int | None = None, upto: int | None = 
     """The triples that entered (op ``+``) or left (``-``) the view at each window close in
     ``(after, upto]`` (default: the closes since the processed close before the last one)."""
     window = home.view(view).window
-    history = state.lineage(home, view)
+    history = state.readable(home, view)
     if not history:
         raise CloseError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
     last = history[-1].close

@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 from reasonlake.engine import admit, faults, table_cache
 from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
+from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.timing import step
 from reasonlake.engine.terms import append_terms, driver_term_ids, unseen_terms
 from reasonlake.errors import DuplicateFileError, IngestError
@@ -146,12 +147,13 @@ def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
 
 
 def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = None,
-                 allow_duplicate: bool = False) -> list[IngestReport]:
+                 allow_duplicate: bool = False, progress: Progress | None = None) -> list[IngestReport]:
     """Files, folders, globs and URIs (``inputs``): plain paths are read and parsed here, file
     by file; URIs are read and parsed by the executors, all in one call. Every argument is
     resolved, every file's type checked and every plain file's content checked against the
     ingests before anything is written; a failure after that (a crash, a disk) names the
-    files already committed, which a re-run finds ingested."""
+    files already committed, which a re-run finds ingested. ``progress``: told of each plain
+    file parsed, and of the URIs once they are written."""
     from reasonlake.engine import inputs, spark_ingest
     from reasonlake.parse.formats import check_readable
 
@@ -161,6 +163,7 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
         check_readable(f.name, ts)
     plain = [Path(f.name) for f in files if not f.uri]
     digests = _check_new(home, stream, plain) if not allow_duplicate else {}
+    steps = Steps(progress, len(files)).start()
     reports: list[IngestReport] = []
     batch: list[_Read] = []
     size = 0
@@ -168,6 +171,7 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
         # files parsed one by one, committed together up to BATCH_BYTES of input
         for path in plain:
             batch.append(_read(home, stream, path, ts, digests.get(path)))
+            steps.advance(path.name)
             size += path.stat().st_size
             if size >= BATCH_BYTES:
                 reports += _commit(home, stream, batch)
@@ -181,6 +185,7 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
         try:
             parsed = spark_ingest.parse_uris(home, uris, ts)
             reports += spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)
+            steps.advance(f"{len(uris)} URI(s)", n=len(uris))
         except IngestError as exc:
             raise _partial(exc, reports) from exc
     return reports

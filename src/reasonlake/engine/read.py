@@ -30,11 +30,15 @@ def check_close(view: str, window, close: int) -> None:
 
 def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int]:
     decl = home.view(view)
-    history = state.lineage(home, view)
-    if not history:
+    processed = state.lineage(home, view)
+    if not processed:
         raise CloseError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
+    history = [r for r in processed if not r.withheld]  # a withheld close is read only by --version
+    if not history:
+        raise CloseError(f"view '{view}' has no close that passed its expectations yet; "
+                         f"`reasonlake history {view}` lists the withheld ones (read them with --version)")
     if version is not None:
-        for record in history:
+        for record in processed:
             if record.version == version:
                 return record, record.close
         versions = ", ".join(str(r.version) for r in history[-10:])
@@ -64,7 +68,7 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
     from reasonlake.engine import retention
 
     record, at = pick(home, view, close, version)
-    latest = record == state.lineage(home, view)[-1]
+    latest = record == processed[-1] if (processed := state.lineage(home, view)) else False
     if not latest:  # a past close: still there after vacuums?
         retention.check_readable(home, view, record.version, at)
     return facts_at(home, view, record, at, latest)
@@ -84,9 +88,17 @@ def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bo
 
 def decoded(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """subject, predicate, object (N-Triples), origin, expires (timestamps), inferred."""
-    window = home.view(view).window
-    ids = facts(home, view, close, version)
+    return decode_facts(home, view, facts(home, view, close, version))
+
+
+def decode_facts(home: Home, view: str, ids: DataFrame) -> DataFrame:
+    """``decoded``'s columns for id rows (s, p, o, origin, rule) of the view."""
     named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
+    return reader_columns(named, home.view(view).window)
+
+
+def reader_columns(named: DataFrame, window) -> DataFrame:
+    """What readers see of decoded rows (subject, predicate, object, origin, rule)."""
     # Anonymous class expressions of the ontology (x rdf:type [a restriction]) are the
     # engine's intermediate facts, not something a reader can name: they stay internal.
     hidden = F.lit(f"<{ANONYMOUS_PREFIX}")
@@ -123,14 +135,14 @@ def register_sql_views(home: Home) -> list[str]:
 
     registered: list[str] = []
     for name in home.view_names():
-        history = state.lineage(home, name)
+        history = state.readable(home, name)
         if not history:
             continue
         # the same SQL as the view's catalog names (catalog.definitions)
         for table, sql in catalog.definitions(home, name, history[-1]).items():
             home.spark.sql(sql).createOrReplaceTempView(table)
             registered.append(table)
-    for table in ("events", "quarantine", "late", "view_state", "ingests", "views"):
+    for table in catalog.SYSTEM_TABLES:
         home.table(table).createOrReplaceTempView(f"rl_{table}")
         registered.append(f"rl_{table}")
     before = home.spark.conf.get(_REGISTERED, "")

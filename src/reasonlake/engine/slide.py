@@ -19,6 +19,7 @@ from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import collector, dred, faults, file_list, local_rules, resident, state
+from reasonlake.engine import expectations as expect
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
 from reasonlake.engine import violations as viol
@@ -26,6 +27,7 @@ from reasonlake.engine.admit import admit, next_event_time, record_late
 from reasonlake.engine.fixpoint import BROADCAST_ROWS, find_violations, run_fixpoint, run_resident
 from reasonlake.engine.home import Home
 from reasonlake.engine.program_tables import ProgramTables, encode_program
+from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.timing import step
 from reasonlake.errors import CloseError, ViewDeclarationError
 
@@ -113,18 +115,28 @@ def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, unt
         yield after
 
 
-def slide(home: Home, view: str, until: int) -> list[state.Published]:
+def slide(home: Home, view: str, until: int, progress: Progress | None = None) -> list[state.Published]:
+    """``progress``: told of each processed close (``engine.progress``)."""
     decl = home.view(view)
     compiled = compile_view(home, decl)
     upto_seq = state.latest_ingest_seq(home)
     done = []
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
-    for close in pending_closes(home, decl, last, until, upto_seq):
+    closes = pending_closes(home, decl, last, until, upto_seq)
+    close = next(closes, None)
+    steps = Steps(progress)
+    if close is not None:
+        steps.start()
+    while close is not None:
         with collector.held_off():
             last = process_close(home, compiled, close, last, upto_seq, seq)
         done.append(last)
         seq += 1
+        # the next close comes from the state this one left: asked before this one is
+        # told, so that the last close is told with the total
+        close = next(closes, None)
+        steps.advance(format_time(last.close), last=close is None)
     return done
 
 
@@ -229,6 +241,7 @@ def process_close(
         with step("repair log"):
             rep.log_repairs(home, decl.name, repaired.decision, close, seq, version, "slide")
         faults.reached("repair log")
+    checked = expect.after_close(home, decl, close, version, upto_seq)
     record = state.Published(
         seq=seq, close=close, version=version, mode="slide",
         events_seq=upto_seq, admitted=admission.count, expired=expired,
@@ -237,9 +250,11 @@ def process_close(
         violations=_live_violations(home, decl.name, close, last, found is not None, recorded),
         repairs=len(repaired.decision.removals) if repaired is not None else 0,
         violations_version=viol.version(home, decl.name) if found is not None else None,
+        **expect.record_fields(decl, checked),
     )
     with step("record close"):
         state.append(home, decl.name, record)
+    expect.act(decl, checked)
     return record
 
 
@@ -352,10 +367,11 @@ def change_stats(result) -> ChangeStats:
     return ChangeStats(n=row.n, derived=row.derived or 0, renewed=row.renewed or 0)
 
 
-def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = True) -> state.Published:
+def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = True,
+            progress: Progress | None = None) -> state.Published:
     """Materialize the window at a close from scratch (the naive baseline), in one commit.
     A close before the last processed one moves the view back to it (``rewind``): the next
-    slide processes the later closes again."""
+    slide processes the later closes again. ``progress``: told of each step."""
     decl = home.view(view)
     compiled = compile_view(home, decl)
     history, seq = state.lineage_and_next_seq(home, view)
@@ -363,9 +379,12 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = T
         close = history[-1].close if history else decl.window.close_at_or_before(now)
     else:
         close = _rebuild_close(decl, history, at, now, rewind)
+    steps = Steps(progress, MATERIALIZE_STEPS + 1).start()
     with collector.held_off():
-        record = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq)
+        record, checked = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq, steps=steps)
     state.append(home, view, record)
+    steps.advance("record close")
+    expect.act(decl, checked)
     return record
 
 
@@ -392,14 +411,19 @@ def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
     return close
 
 
+MATERIALIZE_STEPS = 4  # the steps `_materialize` tells: admit, rounds, violations, publish
+
+
 def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *,
-                 lost=None, mode: str = "rebuild", repairs: int = 0) -> state.Published:
+                 lost=None, mode: str = "rebuild", repairs: int = 0,
+                 steps: Steps | None = None) -> tuple[state.Published, object]:
     """The window at ``close`` closed from scratch and written in one overwrite commit.
     Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts)."""
     from reasonlake.engine.admit import explicit_items, stream_events
 
     decl, window, view = compiled.decl, compiled.decl.window, compiled.decl.name
     started = time.perf_counter()
+    steps = steps or Steps()
     events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
     if compiled.repair is not None:  # items removed by repair stay removed
         removed = rep.tombstones(home, view, before=close + 1)
@@ -409,38 +433,46 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
         events = events.join(removed, ["s_id", "p_id", "o_id", "ts"], "left_anti")
     with step("admit"):
         items = explicit_items(events).localCheckpoint()
+    steps.advance("admit")
     empty = home.spark.createDataFrame([], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
     with step("rounds"):
         result = run_fixpoint(home.spark, empty, _seed(compiled, items.drop("n"), first=True), compiled.tables)
+    steps.advance("rounds")
     with step("violations"):
         found = find_violations(home.spark, empty, result, compiled.tables, terms=lambda: home.table("terms"))
         if found is not None:
             viol.replace(home, view, window, found, close)
+    steps.advance("violations")
     with step("publish"):
         file_list.settle(home.spark, home.mat_path(view))
         mat.overwrite(home, view, window, result.changes)
+    steps.advance("publish")
     file_list.rebuild_ahead(home.spark, home.mat_path(view))
     if result.local is not None and compiled.repair is None:
         resident.keep(home, view, decl.fingerprint(), result.local.known)
     stats = change_stats(result)
+    version = mat.version(home, view)
+    checked = expect.after_close(home, decl, close, version, upto_seq)
     record = state.Published(
-        seq=seq, close=close, version=mat.version(home, view), mode=mode,
+        seq=seq, close=close, version=version, mode=mode,
         events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
         violations=viol.count_live(home, view, close) if found is not None else 0,
         repairs=repairs,
         violations_version=viol.version(home, view) if found is not None else None,
+        **expect.record_fields(decl, checked),
     )
-    return record
+    return record, checked
 
 
-def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
+def repair_job(home: Home, view: str, progress: Progress | None = None) -> tuple[state.Published | None, int]:
     """Re-check the whole current window and repair what it finds (after a TBox change or a
     restore): every item is taken as entering, in time order, so the result is the window
     repair of the window as it is (Definition 7); idempotent.
 
-    Returns the published record (None: nothing to repair) and the number of removals."""
+    Returns the published record (None: nothing to repair) and the number of removals.
+    ``progress``: told of each step (the conflicts found, then the rebuild's)."""
     decl = home.view(view)
     if decl.repair == "none":
         raise ViewDeclarationError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "
@@ -449,19 +481,27 @@ def repair_job(home: Home, view: str) -> tuple[state.Published | None, int]:
     if not history:
         raise CloseError(f"view '{view}' has no processed close yet; run `reasonlake slide {view}`")
     compiled = compile_view(home, decl)
+    # conflicts; the window built again; repair log, tombstones, record close
+    steps = Steps(progress, 1 + MATERIALIZE_STEPS + 3).start()
     last = history[-1]
     close, upto_seq = last.close, last.events_seq
     before = rep.tombstones(home, view)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
     decision = rep.decide_close(home.spark, compiled.repair, None, items, compiled.tables.background)
     if not decision.removals:
+        steps.advance("conflicts", last=True)
         return None, 0
+    steps.advance("conflicts")
     tomb = rep.tombstone_rows(items, rep.losers_frame(home.spark, decision), decl.window, close).localCheckpoint()
     # Table first, then the log and the tombstones (both idempotent per seq), then the
     # state: a re-run after a crash anywhere finds the same conflicts or none left.
-    record = _materialize(home, compiled, close, upto_seq, seq, lost=tomb, mode="repair",
-                          repairs=len(decision.removals))
+    record, checked = _materialize(home, compiled, close, upto_seq, seq, lost=tomb, mode="repair",
+                                   repairs=len(decision.removals), steps=steps)
     rep.log_repairs(home, view, decision, close, seq, record.version, "repair")
+    steps.advance("repair log")
     rep.write_tombstones(home, view, tomb, seq)
+    steps.advance("tombstones")
     state.append(home, view, record)
+    steps.advance("record close")
+    expect.act(decl, checked)
     return record, len(decision.removals)

@@ -31,10 +31,18 @@ class Published:
     violations: int | None = 0  # owl2rl: violations live at this close (None: not recorded)
     repairs: int | None = 0  # newest-wins: explicit items removed at this close
     violations_version: int | None = None  # the violations table's version holding this close's
+    expectation_failures: int | None = None  # failed expectations after this close (None: none ran)
+    withheld: bool | None = False  # on_failure: fail and one failed: readers keep an earlier close
 
 
 def lineage(home: Home, view: str) -> list[Published]:
     return lineage_and_next_seq(home, view)[0]
+
+
+def readable(home: Home, view: str) -> list[Published]:
+    """The lineage readers see: a close withheld by a failed expectation is processed (the
+    next slide goes on after it) but not shown; readers keep the last close that passed."""
+    return [r for r in lineage(home, view) if not r.withheld]
 
 
 def lineage_and_next_seq(home: Home, view: str) -> tuple[list[Published], int]:
@@ -63,7 +71,8 @@ def _records(home: Home, view: str) -> list[Published]:
 _RECORD_SCHEMA = (  # view, then Published's fields in order
     "view STRING, seq BIGINT, close BIGINT, version BIGINT, mode STRING, events_seq BIGINT, "
     "admitted BIGINT, expired BIGINT, derived BIGINT, renewed BIGINT, rounds INT, late BIGINT, "
-    "seconds DOUBLE, violations BIGINT, repairs BIGINT, violations_version BIGINT"
+    "seconds DOUBLE, violations BIGINT, repairs BIGINT, violations_version BIGINT, "
+    "expectation_failures BIGINT, withheld BOOLEAN"
 )
 
 
@@ -86,6 +95,8 @@ def append(home: Home, view: str, record: Published) -> None:
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])
+    if record.withheld:  # the catalog's names stay on the last close that passed
+        return
     try:
         catalog.refresh(home, view, record, published=True)
     except Exception as exc:  # the close is published: a stale catalog name must not undo that
