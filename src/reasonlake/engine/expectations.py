@@ -29,6 +29,7 @@ from reasonlake.errors import ExpectationFailedError
 from reasonlake.plan.windows import NEVER
 
 BUILTIN = "builtin"
+TRIPLE = ("subject", "predicate", "object")
 EXAMPLES = 5  # unexpected rows kept per failed expectation
 _SCHEMA = ("view STRING, close BIGINT, version BIGINT, run STRING, suite STRING, expectation STRING, "
            "kwargs STRING, success BOOLEAN, observed STRING, unexpected STRING")
@@ -144,7 +145,7 @@ def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame):
             column="explicit_not_an_item",
             description="every explicit fact is an item of the window (same triple, same time)"),
     ]
-    frame = joined.select("s", "p", "o", "origin", "rule", "exp_pane", "expected_pane", "literal_subject",
+    frame = joined.select("s", "p", "o", *TRIPLE, "origin", "rule", "exp_pane", "expected_pane", "literal_subject",
                           "explicit_not_an_item")
     yield from _validate(f"{decl.name}_builtin", frame, checks, BUILTIN)
     bound = decl.expectations.max_violations if decl.expectations is not None else None
@@ -256,6 +257,8 @@ def _validate(asset_name: str, frame: DataFrame, checks: list, suite: str,
         batch_definition = asset.add_batch_definition_whole_dataframe("whole")
     gx_suite = context.suites.add_or_update(gx.ExpectationSuite(name=f"{asset_name}_{engine}", expectations=checks))
     result_format = {"result_format": "SUMMARY", "partial_unexpected_count": EXAMPLES}
+    if engine == "pandas" and set(TRIPLE) <= set(data.columns):  # a failure shows whole triples (and ids)
+        result_format["unexpected_index_column_names"] = [c for c in ("s", "p", "o", *TRIPLE) if c in data.columns]
     if _DOCS["dir"] is None:
         with step("expectations: validate"):
             batch = batch_definition.get_batch(batch_parameters={"dataframe": data})
@@ -293,18 +296,22 @@ def _validate_with_docs(context, name: str, batch_definition, suite, frame, resu
 
 def _observed(result: dict) -> str | None:
     if "observed_value" in result and result["observed_value"] is not None:
-        return json.dumps(result["observed_value"], default=str)
+        return json.dumps(result["observed_value"], default=_plain)
     if result.get("unexpected_count") is not None:
         return f"{result['unexpected_count']} unexpected of {result.get('element_count')}"
     return None
 
 
 def _unexpected(result: dict) -> str | None:
-    rows = result.get("details", {}).get("unexpected_rows") if isinstance(result.get("details"), dict) else None
-    rows = rows or result.get("partial_unexpected_list") or result.get("unexpected_rows")
+    rows = result.get("partial_unexpected_index_list") or result.get("partial_unexpected_list")
     if not rows:
         return None
-    return json.dumps(list(rows)[:EXAMPLES], default=str)
+    return json.dumps(list(rows)[:EXAMPLES], default=_plain)
+
+
+def _plain(value):
+    """JSON for what pandas hands back: numpy scalars as numbers, the rest as text."""
+    return value.item() if hasattr(value, "item") else str(value)
 
 
 def _record(home: Home, outcome: Outcome, run: str) -> None:
