@@ -60,3 +60,29 @@ def test_view_files_refuse_aliases_and_repeated_keys(tmp_path):
     twice.write_text("name: v\nstream: s\nname: w\n")
     with pytest.raises(ViewDeclarationError, match="line 3: field 'name' is given twice"):
         load_view(twice)
+
+
+def test_a_json_ld_ontology_names_no_remote_context(tmp_path):
+    """Nothing is fetched over the network: a context given by URL is refused at load, an
+    inline one is read (and the ontology's rules come from it as from any other syntax)."""
+    import json
+
+    from reasonlake.compile.program import compile_program
+    from reasonlake.compile.tbox import load_tbox
+    from reasonlake.declare.view import load_view
+    from reasonlake.errors import ViewDeclarationError
+
+    axiom = {"@id": "http://example.org/Person", "rdfs:subClassOf": {"@id": "http://example.org/Agent"}}
+    view = tmp_path / "v.yaml"
+    view.write_text("name: v\nstream: s\nontology: [o.jsonld]\nwindow: {width: 2s, slide: 1s, start: 0}\n")
+    for context in ("https://schema.org/", ["https://example.org/ctx.jsonld"],
+                    {"@import": "https://example.org/ctx.jsonld"}):
+        (tmp_path / "o.jsonld").write_text(json.dumps({"@context": context, "@graph": [axiom]}))
+        with pytest.raises(ViewDeclarationError, match=r"o\.jsonld: JSON-LD @(context|import) '.*' names a document "
+                                                         "to fetch; nothing is fetched over the network"):
+            load_view(view)
+    inline = {"rdfs": "http://www.w3.org/2000/01/rdf-schema#"}
+    (tmp_path / "o.jsonld").write_text(json.dumps({"@context": inline, "@graph": [axiom]}))
+    decl = load_view(view)
+    program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+    assert program.active_rules().get("cax-sco") == 1, program.active_rules()

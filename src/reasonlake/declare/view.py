@@ -351,5 +351,32 @@ def _ontology(path: Path, raw: dict, key: str = "ontology") -> tuple[OntologySou
             )
         if not file.is_file():
             raise _fail(path, key, f"{item}: no such file (looked at {file})")
-        sources.append(OntologySource(path=item, text=_text(file, "ontology"), format=fmt))
+        text = _text(file, "ontology")
+        if fmt == "json-ld":
+            _refuse_remote_contexts(path, key, item, text)
+        sources.append(OntologySource(path=item, text=text, format=fmt))
     return tuple(sources)
+
+
+def _refuse_remote_contexts(path: Path, key: str, item: str, text: str) -> None:
+    """A JSON-LD ontology's contexts must be inline objects: a context named by URL (or path)
+    would be fetched at every compile, over the network, with no timeout, and the remote
+    document could change the ontology under an unchanged fingerprint."""
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return  # not JSON: the compile names the parse error
+    todo = [document]
+    while todo:  # iterative: a deeply nested document must not exhaust the stack
+        node = todo.pop()
+        if isinstance(node, list):
+            todo.extend(node)
+        elif isinstance(node, dict):
+            for name, value in node.items():
+                if name in ("@context", "@import"):
+                    named = [v for v in (value if isinstance(value, list) else [value]) if isinstance(v, str)]
+                    if named:
+                        raise _fail(path, key, f"{item}: JSON-LD {name} {named[0]!r} names a document to fetch; "
+                                    "nothing is fetched over the network: put the context's object inline "
+                                    "in the file")
+                todo.append(value)
