@@ -12,7 +12,6 @@ from reasonlake.engine.session import get_spark
 from reasonlake.engine.slide import rebuild as rebuild_view
 from reasonlake.engine.slide import slide as slide_view
 from reasonlake.engine.views import CreateReport, check_views, create_view
-from reasonlake.errors import CloseError
 
 
 def now_ms() -> int:
@@ -139,15 +138,13 @@ class Lakehouse:
 
         self.home.require_init()
         decl = self.home.view(name)
-        if close is None and version is None:
-            history = state.lineage(self.home, name)
-            if not history:
-                raise CloseError(f"view '{name}' has no processed close yet; run `reasonlake slide {name}`")
-            record = history[-1]
+        history = state.lineage(self.home, name)
+        if close is None and version is None and history:
+            record = history[-1]  # the last processed close, withheld or not
         else:
-            record, _ = read.pick(self.home, name, close, version)
+            record, _ = read.pick(self.home, name, close, version)  # (or: no processed close yet)
         return expectations.check(self.home, decl, record.close, record.version, record.events_seq,
-                                  run="validate", docs=docs)
+                                  run="validate", docs=docs, violations_version=record.violations_version)
 
     def violations(self, name: str, *, close: int | None = None):
         """The violations live at a close (default: the last processed one), decoded."""

@@ -173,3 +173,25 @@ def test_the_runner_goes_on_past_a_withheld_close_and_exits_1(cli, tmp_path):
     assert [line.split()[0][14:19] for line in history] == ["00:02", "00:03", "00:04", "00:05", "00:06"]
     assert [("withheld" in line) for line in history] == [False, True, True, False, False]
     assert "bad1" not in cli("export", "r") and cli("export", "r") == cli("export", "r", "--close", "6000")
+
+
+def test_max_violations_bounds_the_violations_live_at_a_close(cli, tmp_path):
+    """An owl2rl view with at most 0 violations: a disjointness violation fails the bound
+    (a warn view publishes and warns); `validate` of a close before it reads the violations
+    as that close recorded them, and passes."""
+    write(tmp_path / "views" / "o.ttl", "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+          f"<{EX}Cat> owl:disjointWith <{EX}Dog> .\n")
+    cli("view", "create", str(write(tmp_path / "views" / "d.yaml",
+                                    "name: d\nstream: s\nontology: [o.ttl]\nprofile: owl2rl\n"
+                                    "window: {width: 2s, slide: 1s, start: 0}\n"
+                                    "expectations: {max_violations: 0}\n")))
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", [(ex("rex"), rdf_type, ex("Dog"), 1500),
+                                                        (ex("rex"), rdf_type, ex("Cat"), 2500)])))
+    cli("slide", "d", "--until", "2000")
+    assert "warning" not in cli.last_err
+    cli("slide", "d", "--until", "3000")
+    assert "warning:" in cli.last_err and "violations live at the close" in cli.last_err, cli.last_err
+    assert '"observed_value"' not in cli.last_err and "observed: 1" in cli.last_err
+    out = cli("validate", "d", "--close", "2000")
+    assert "pass  builtin: expect_table_row_count_to_be_between (violations live at the close)  observed 0" in out

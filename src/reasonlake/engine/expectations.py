@@ -1,4 +1,5 @@
-"""Expectations on a published close, run by great-expectations on Spark DataFrames.
+"""Expectations on a published close, run by great-expectations (in the driver with pandas
+when the view fits, else on the executors).
 
 Two kinds of suite run on the version a close published:
 - the built-in suite, on the materialization's id rows: what the engine guarantees (every
@@ -106,27 +107,30 @@ def act(decl: ViewDecl, outcome: Outcome | None) -> None:
 
 
 def check(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int, *, run: str,
-          docs: str | None = None) -> Outcome:
+          docs: str | None = None, violations_version: int | None = None) -> Outcome:
     """Run every suite of the view on ``version`` (which holds ``close``) and record the
-    results; with ``docs``, great-expectations' data docs (HTML) are written to that folder."""
-    _DOCS["dir"] = docs
+    results; with ``docs``, great-expectations' data docs (HTML) are written to that folder.
+    ``violations_version``: the violations table's version holding ``close`` (None: the latest)."""
     ids = (home.spark.read.format("delta").option("versionAsOf", version).load(home.mat_path(decl.name))
            .select("s", "p", "o", "origin", "rule", "exp_pane"))
     with step("expectations: read"):
         # one read of the version, its terms and the window's items, shared by every suite
         joined = _joined(home, decl, close, ids, events_seq).localCheckpoint()
+        # counted once: every frame the suites read is this one or a query over it
+        run_on = _Runner("pandas" if joined.count() <= DRIVER_ROWS else "spark", docs)
     with step("expectations: built-in"):
-        results = list(_builtin(home, decl, close, joined))
+        results = list(_builtin(home, decl, close, joined, run_on, violations_version))
     if decl.expectations is not None and decl.expectations.suites:
         with step("expectations: user suites"):
-            results += _user(home, decl, close, joined)
+            results += _user(home, decl, close, joined, run_on)
     outcome = Outcome(decl.name, close, version, tuple(results))
     with step("expectations: record"):
         _record(home, outcome, run)
     return outcome
 
 
-def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame):
+def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: "_Runner",
+             violations_version: int | None):
     from great_expectations import expectations as gxe
     from great_expectations.expectations.row_conditions import Column
 
@@ -147,14 +151,14 @@ def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame):
     ]
     frame = joined.select("s", "p", "o", *TRIPLE, "origin", "rule", "exp_pane", "expected_pane", "literal_subject",
                           "explicit_not_an_item")
-    yield from _validate(f"{decl.name}_builtin", frame, checks, BUILTIN)
+    yield from run_on.validate(f"{decl.name}_builtin", frame, checks, BUILTIN)
     bound = decl.expectations.max_violations if decl.expectations is not None else None
     if bound is not None:
         from reasonlake.engine import violations
 
-        live = violations.live(home, decl.name, close) if _has_violations(home, decl.name) else \
-            home.spark.createDataFrame([], "key STRING")
-        yield from _validate(f"{decl.name}_violations", live.select("key"),
+        live = violations.live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
+            else home.spark.createDataFrame([], "key STRING")
+        yield from run_on.validate(f"{decl.name}_violations", live.select("key"),
                              [gxe.ExpectTableRowCountToBeBetween(min_value=0, max_value=bound,
                                                                  description="violations live at the close")],
                              BUILTIN)
@@ -192,7 +196,7 @@ def _has_violations(home: Home, view: str) -> bool:
     return DeltaTable.isDeltaTable(home.spark, violations.path(home, view))
 
 
-def _user(home: Home, decl: ViewDecl, close: int, joined: DataFrame) -> list[Result]:
+def _user(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: "_Runner") -> list[Result]:
     from reasonlake.engine.read import reader_columns
 
     content = reader_columns(joined.where(F.col("origin") > decl.window.opens(close)), decl.window)
@@ -205,13 +209,12 @@ def _user(home: Home, decl: ViewDecl, close: int, joined: DataFrame) -> list[Res
             by_query.setdefault(e.query, []).append(e)
         for n, (query, entries) in enumerate(by_query.items()):
             frame = content if query is None else home.spark.sql(query.replace("{view}", name))
-            out += _validate(f"{decl.name}_{suite.name}_{n}", frame,
+            out += run_on.validate(f"{decl.name}_{suite.name}_{n}", frame,
                              [build(e) for e in entries], suite.name, labels=[e.label for e in entries])
     return out
 
 
 _CONTEXT = {}
-_DOCS: dict[str, str | None] = {"dir": None}  # the data docs folder of the check under way
 # A frame of at most this many rows is validated in the driver (pandas): a suite there takes
 # a fraction of a second, against a Spark job per metric (about 20 a suite, 2 s on a small
 # table); a larger one is validated on the executors.
@@ -236,53 +239,64 @@ def _context():
     return _CONTEXT["gx"]
 
 
-def _validate(asset_name: str, frame: DataFrame, checks: list, suite: str,
-              labels: list[str] | None = None) -> list[Result]:
-    import great_expectations as gx
+@dataclass(frozen=True)
+class _Runner:
+    """Where a check's frames are validated (``pandas`` in the driver, or ``spark``) and
+    whether data docs are written (``docs``: their folder)."""
+    engine: str
+    docs: str | None
 
-    context = _context()
-    for check, label in zip(checks, labels or []):  # results come back in another order
-        check.meta = {**(check.meta or {}), "label": label}
-    with step("expectations: to the driver"):
-        local = frame.limit(DRIVER_ROWS + 1).toPandas()
-    engine, data = ("pandas", local) if len(local) <= DRIVER_ROWS else ("spark", frame)
-    source = _CONTEXT[engine]
-    try:
-        asset = source.get_asset(asset_name)
-    except LookupError:
-        asset = source.add_dataframe_asset(name=asset_name)
-    try:
-        batch_definition = asset.get_batch_definition("whole")
-    except (KeyError, LookupError):
-        batch_definition = asset.add_batch_definition_whole_dataframe("whole")
-    gx_suite = context.suites.add_or_update(gx.ExpectationSuite(name=f"{asset_name}_{engine}", expectations=checks))
-    result_format = {"result_format": "SUMMARY", "partial_unexpected_count": EXAMPLES}
-    if engine == "pandas" and set(TRIPLE) <= set(data.columns):  # a failure shows whole triples (and ids)
-        result_format["unexpected_index_column_names"] = [c for c in ("s", "p", "o", *TRIPLE) if c in data.columns]
-    if _DOCS["dir"] is None:
-        with step("expectations: validate"):
-            batch = batch_definition.get_batch(batch_parameters={"dataframe": data})
-            validation = batch.validate(gx_suite, result_format=result_format)
-    else:
-        validation = _validate_with_docs(context, asset_name, batch_definition, gx_suite, data, result_format)
-    results = []
-    for r in validation.results:
-        config = r.expectation_config
-        label = (config.meta or {}).get("label") or (
-            f"{config.type} ({config.description})" if config.description else config.type)
-        kwargs = {k: v for k, v in config.kwargs.items() if k not in ("batch_id", "condition_parser")}
-        results.append(Result(suite, label, json.dumps(kwargs, default=str, sort_keys=True), bool(r.success),
-                              _observed(r.result), _unexpected(r.result)))
-    return results
+    def validate(self, asset_name: str, frame: DataFrame, checks: list, suite: str,
+                 labels: list[str] | None = None) -> list[Result]:
+        import great_expectations as gx
+
+        context = _context()
+        for check, label in zip(checks, labels or []):  # results come back in another order
+            check.meta = {**(check.meta or {}), "label": label}
+        data = frame
+        if self.engine == "pandas":
+            with step("expectations: to the driver"):
+                data = frame.toPandas()
+        source = _CONTEXT[self.engine]
+        try:
+            asset = source.get_asset(asset_name)
+        except LookupError:
+            asset = source.add_dataframe_asset(name=asset_name)
+        try:
+            batch_definition = asset.get_batch_definition("whole")
+        except (KeyError, LookupError):
+            batch_definition = asset.add_batch_definition_whole_dataframe("whole")
+        gx_suite = context.suites.add_or_update(
+            gx.ExpectationSuite(name=f"{asset_name}_{self.engine}", expectations=checks))
+        result_format = {"result_format": "SUMMARY", "partial_unexpected_count": EXAMPLES}
+        if self.engine == "pandas" and set(TRIPLE) <= set(data.columns):  # a failure shows triples (and ids)
+            result_format["unexpected_index_column_names"] = [c for c in ("s", "p", "o", *TRIPLE)
+                                                              if c in data.columns]
+        if self.docs is None:
+            with step("expectations: validate"):
+                batch = batch_definition.get_batch(batch_parameters={"dataframe": data})
+                validation = batch.validate(gx_suite, result_format=result_format)
+        else:
+            validation = _validate_with_docs(context, asset_name, batch_definition, gx_suite, data,
+                                             result_format, self.docs)
+        results = []
+        for r in validation.results:
+            config = r.expectation_config
+            label = (config.meta or {}).get("label") or (
+                f"{config.type} ({config.description})" if config.description else config.type)
+            kwargs = {k: v for k, v in config.kwargs.items() if k not in ("batch_id", "condition_parser")}
+            results.append(Result(suite, label, json.dumps(kwargs, default=str, sort_keys=True), bool(r.success),
+                                  _observed(r.result), _unexpected(r.result)))
+        return results
 
 
-def _validate_with_docs(context, name: str, batch_definition, suite, frame, result_format):
+def _validate_with_docs(context, name: str, batch_definition, suite, frame, result_format, docs: str):
     """A checkpoint run: the results are kept in the context's store and rendered to HTML."""
     import great_expectations as gx
     from great_expectations.checkpoint import UpdateDataDocsAction
 
     site = {"class_name": "SiteBuilder", "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
-            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": _DOCS["dir"]}}
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": docs}}
     sites = context.get_config().data_docs_sites or {}
     (context.update_data_docs_site if "reasonlake" in sites else context.add_data_docs_site)("reasonlake", site)
     definition = context.validation_definitions.add_or_update(

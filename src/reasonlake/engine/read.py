@@ -68,7 +68,7 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
     from reasonlake.engine import retention
 
     record, at = pick(home, view, close, version)
-    latest = record == processed[-1] if (processed := state.lineage(home, view)) else False
+    latest = record == state.lineage(home, view)[-1]
     if not latest:  # a past close: still there after vacuums?
         retention.check_readable(home, view, record.version, at)
     return facts_at(home, view, record, at, latest)

@@ -416,7 +416,7 @@ MATERIALIZE_STEPS = 4  # the steps `_materialize` tells: admit, rounds, violatio
 
 def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *,
                  lost=None, mode: str = "rebuild", repairs: int = 0,
-                 steps: Steps | None = None) -> tuple[state.Published, object]:
+                 steps: Steps | None = None) -> tuple[state.Published, expect.Outcome | None]:
     """The window at ``close`` closed from scratch and written in one overwrite commit.
     Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts)."""
     from reasonlake.engine.admit import explicit_items, stream_events
