@@ -5,6 +5,7 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine import arrow_commit
 from reasonlake.engine.home import MAT_SCHEMA, Home
 from reasonlake.engine.timing import step
 from reasonlake.plan.windows import NEVER, Window
@@ -128,12 +129,21 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
                             + ([f"exp_pane <= {drop_upto}"] if drop_upto is not None else []))
     if not condition:
         return True
-    (
-        # one task: a file per pane
-        to_spark(home.spark, rows, MAT_SCHEMA).coalesce(1)
-        .write.format("delta").mode("overwrite").option("replaceWhere", condition)
-        .save(home.mat_path(view))
-    )
+    touched = set(panes)
+
+    def replaced(pane: int) -> bool:
+        return pane in touched or (drop_upto is not None and pane <= drop_upto)
+
+    try:  # written by the driver, committed by Delta: a file per pane, no Spark job
+        arrow_commit.replace_partitions(home.spark, home.mat_path(view), rows, column="exp_pane",
+                                        replaced=replaced, predicate=condition)
+    except arrow_commit.Unusable:
+        (
+            # one task: a file per pane
+            to_spark(home.spark, rows, MAT_SCHEMA).coalesce(1)
+            .write.format("delta").mode("overwrite").option("replaceWhere", condition)
+            .save(home.mat_path(view))
+        )
     return True
 
 
