@@ -78,3 +78,32 @@ def test_time_travel_by_version_and_close(cli, tmp_path):
     assert cli("export", "v", "--close", "4000") == printed[4000]
     assert cli("export", "v", "--close", "7000") == printed[7000]
     assert ex("a1") in printed[4000] and ex("a1") not in printed[5000]
+
+
+def test_writes_through_spark_leave_the_same_tables_as_writes_from_the_driver(spark, tmp_path, capsys, monkeypatch):
+    """Over Spark Connect, on a cloud path or on Databricks every table is written through
+    Spark (engine/arrow_commit is refused): the same view, history and ingest records."""
+    from tests.conftest import CliRunner
+
+    view = simple_view(tmp_path)
+    events = [(ex(f"a{t}"), ex("knows"), ex("b"), t * 1000) for t in range(1, 9)]
+    source = jsonl(tmp_path / "e.jsonl", events)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"s": "<http://ex.org/x>", "p": "nope", "o": "<http://ex.org/y>", "ts": 1}\n')
+    seen = {}
+    for setting in ("1", "0"):
+        monkeypatch.setenv("REASONLAKE_ARROW_COMMIT", setting)
+        cli = CliRunner(tmp_path / f"lake{setting}", capsys)
+        cli("init")
+        cli("view", "create", str(view))
+        cli("ingest", "s", str(source))
+        cli("ingest", "s", str(bad))
+        cli("slide", "v", "--until", "6000")
+        cli("slide", "v", "--until", "8000")
+        ops = [r.operation for r in spark.sql(f"DESCRIBE HISTORY delta.`{cli.home}/mat_v`").collect()]
+        quarantined = spark.read.format("delta").load(f"{cli.home}/quarantine").select("line", "reason").collect()
+        seen[setting] = (cli("export", "v"), cli("history", "v").split("\n")[0], ops,
+                         sorted(map(tuple, quarantined)))
+    assert seen["1"][0] == seen["0"][0] and "a8" in seen["1"][0]
+    assert seen["1"][1:] == seen["0"][1:]
+    assert seen["1"][3] and seen["1"][2].count("WRITE") >= 2, seen["1"]
