@@ -190,7 +190,7 @@ def _register_metrics(spark, table: _Table, metrics: dict[str, int]) -> None:
 
 
 def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | None,
-            user_metadata: str | None, metrics: dict[str, int]) -> int:
+            metrics: dict[str, int]) -> int:
     _register_metrics(spark, table, metrics)
     jvm, _ = _jvm(spark)
     delta = jvm.org.apache.spark.sql.delta
@@ -198,18 +198,16 @@ def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | Non
     some = jvm.scala.Some
     save_mode = getattr(jvm.org.apache.spark.sql.SaveMode, mode)
     # DeltaOperations.Write(mode, partitionBy, predicate, userMetadata, ...): Delta records
-    # the commit as a WRITE, the user metadata in its commit info
+    # the commit as a WRITE
     write = getattr(delta, "DeltaOperations$Write")(
-        save_mode, none, some(predicate) if predicate else none, some(user_metadata) if user_metadata else none,
-        *[none] * 5)
+        save_mode, none, some(predicate) if predicate else none, *[none] * 6)
     parsed = [a if not isinstance(a, str) else getattr(getattr(delta.actions, "Action$"), "MODULE$").fromJson(a)
               for a in actions]
     seq = jvm.scala.collection.JavaConverters.asScalaBuffer(jvm.java.util.ArrayList(parsed)).toSeq()
     return int(table.txn.commit(seq, write))
 
 
-def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None,
-           user_metadata: str | None = None) -> int | None:
+def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
     """Append ``frame``'s rows (the table's columns, any order; cast to its types) in one
     commit. ``txn`` = (app id, version): written with the commit, and nothing is written
     when the table has that app at that version or later already (a retried call), as
@@ -227,7 +225,7 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
                                            "lastUpdated": int(time.time() * 1000)}}))
     if not actions:
         return None
-    return _commit(spark, table, actions, "Append", None, user_metadata, metrics)
+    return _commit(spark, table, actions, "Append", None, metrics)
 
 
 def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str) -> int:
@@ -254,7 +252,7 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
         return int(table.txn.readVersion())
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(gone), "numRemovedBytes": sum(f.size() for f in gone),
                "numCopiedRows": 0, "numAddedChangeFiles": 0}
-    return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, None, metrics)
+    return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
 
 
 def _added_metrics(adds: list[str]) -> dict[str, int]:
@@ -281,13 +279,24 @@ def _known_version(table: _Table, app_id: str) -> int:
     return int(table.txn.txnVersion(app_id))
 
 
-def now_utc() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def append_else(spark, path: str, frame: pl.DataFrame, through_spark, **options) -> None:
-    """``append``, or ``through_spark()`` where the table or the session cannot take it."""
+def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
+                 txn: tuple[str, int] | None = None) -> None:
+    """``append``, or where the table or the session cannot take it, the same rows through
+    Spark (typed by ``schema``, with Delta's ``txnAppId``/``txnVersion`` for ``txn``)."""
     try:
-        append(spark, path, frame, **options)
+        append(spark, path, frame, txn=txn)
     except Unusable:
-        through_spark()
+        from reasonlake.engine.driver_step import to_spark
+
+        writer = to_spark(spark, frame, schema).write.format("delta").mode("append")
+        if txn is not None:
+            writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
+        writer.save(path)
+
+
+def append_rows(spark, path: str, rows: list[tuple], schema: str, *, txn: tuple[str, int] | None = None) -> None:
+    """Records (tuples in ``schema``'s order) appended with the time of writing as ``at``."""
+    names = [part.split()[0] for part in schema.split(", ")]
+    frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None).with_columns(
+        pl.lit(datetime.now(timezone.utc)).alias("at"))
+    append_frame(spark, path, frame, f"{schema}, at TIMESTAMP", txn=txn)

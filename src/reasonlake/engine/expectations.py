@@ -331,14 +331,6 @@ def _plain(value):
 def _record(home: Home, outcome: Outcome, run: str) -> None:
     rows = [(outcome.view, outcome.close, outcome.version, run, r.suite, r.expectation, r.kwargs, r.success,
              r.observed, r.unexpected) for r in outcome.results]
-    import polars as pl
-
     from reasonlake.engine import arrow_commit
 
-    names = [part.split()[0] for part in _SCHEMA.split(", ")]
-    arrow_commit.append_else(
-        home.spark, home.path("expectations"),
-        pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None)
-        .with_columns(pl.lit(arrow_commit.now_utc()).alias("at")),
-        lambda: home.spark.createDataFrame(rows, _SCHEMA).withColumn("at", F.current_timestamp())
-        .write.format("delta").mode("append").save(home.path("expectations")))
+    arrow_commit.append_rows(home.spark, home.path("expectations"), rows, _SCHEMA)

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from pyspark.sql import functions as F
 
 from reasonlake.engine import admit, arrow_commit, faults, table_cache
-from reasonlake.engine.driver_step import to_spark
 from reasonlake.engine.home import Home
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.timing import step
@@ -89,10 +87,10 @@ def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
     first_seq = (ingests.get_column("seq").max() or 0) + 1
     seqs = [first_seq + n for n in range(len(files))]
     if len(files) == 1:  # the id a single file's ingest has always had
-        txn = {"txnAppId": f"ingest-{stream}-{files[0].sha}", "txnVersion": files[0].previous + 1}
+        txn = (f"ingest-{stream}-{files[0].sha}", files[0].previous + 1)
     else:
         call = hashlib.sha256("\0".join(f.sha for f in files).encode()).hexdigest()
-        txn = {"txnAppId": f"ingest-{stream}-{call}", "txnVersion": max(f.previous for f in files) + 1}
+        txn = (f"ingest-{stream}-{call}", max(f.previous for f in files) + 1)
     frames = [f.parsed.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"),
                                             pl.lit(str(f.path)).alias("file"))
               for f, seq in zip(files, seqs) if f.parsed.count]
@@ -115,39 +113,23 @@ def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
             # between the two leaves events no ingest record makes visible
             appended = beside.submit(append_terms, home.spark, home.path("terms"), unseen)
             before = table_cache.latest_commit(home.spark, home.path("events"))
-            arrow_commit.append_else(
-                home.spark, home.path("events"), events,
-                lambda: to_spark(home.spark, events, EVENT_SCHEMA).write.format("delta").mode("append")
-                .options(**txn).save(home.path("events")),
-                txn=(txn["txnAppId"], txn["txnVersion"]))
+            arrow_commit.append_frame(home.spark, home.path("events"), events, EVENT_SCHEMA, txn=txn)
             admit.after_ingest(home, stream, seqs[-1], before, events)
             appended.result()
     faults.reached("ingest: events")
     rejected = [(stream, str(f.path), r.line, r.raw, r.reason, seq)
                 for f, seq in zip(files, seqs) for r in f.parsed.rejected]
     if rejected:
-        bad_schema = "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT"
-        arrow_commit.append_else(
-            home.spark, home.path("quarantine"),
-            pl.DataFrame(rejected, schema=["stream", "file", "line", "raw", "reason", "ingest_seq"], orient="row",
-                         infer_schema_length=None)
-            .with_columns(pl.lit(arrow_commit.now_utc()).alias("at")),
-            lambda: home.spark.createDataFrame(rejected, bad_schema).withColumn("at", F.current_timestamp())
-            .write.format("delta").mode("append").options(**txn).save(home.path("quarantine")),
-            txn=(txn["txnAppId"], txn["txnVersion"]))
+        arrow_commit.append_rows(
+            home.spark, home.path("quarantine"), rejected,
+            "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT", txn=txn)
     path_ingests = home.path("ingests")
     before = table_cache.latest_commit(home.spark, path_ingests)
     records = [(seq, stream, str(f.path), f.sha, f.parsed.count, len(f.parsed.rejected))
                for f, seq in zip(files, seqs)]
-    record_schema = "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
-    arrow_commit.append_else(
-        home.spark, path_ingests,
-        pl.DataFrame(records, schema=["seq", "stream", "file", "sha256", "items", "quarantined"], orient="row",
-                     infer_schema_length=None)
-        .with_columns(pl.lit(arrow_commit.now_utc()).alias("at")),
-        lambda: home.spark.createDataFrame(records, record_schema).withColumn("at", F.current_timestamp())
-        .write.format("delta").mode("append").options(**txn).save(path_ingests),
-        txn=(txn["txnAppId"], txn["txnVersion"]))
+    arrow_commit.append_rows(
+        home.spark, path_ingests, records,
+        "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT", txn=txn)
     added = pl.DataFrame({"seq": seqs, "stream": [stream] * len(files), "file": [str(f.path) for f in files],
                           "sha256": [f.sha for f in files]}, schema=ingests.schema)
     table_cache.after_own_commit(home.spark, path_ingests, ("ingests",), before,

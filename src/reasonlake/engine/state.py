@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import astuple, dataclass
 
-import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.engine import arrow_commit, catalog, table_cache
@@ -90,15 +89,7 @@ def append(home: Home, view: str, record: Published) -> None:
     records = table_cache.read(home.spark, path, ("records", view), lambda: _records(home, view))
     if any(r.seq == record.seq for r in records):
         return
-    # from the driver (arrow_commit), else through Spark typed up front: no schema inference
-    row = (view, *astuple(record))
-    names = [part.split()[0] for part in _RECORD_SCHEMA.split(", ")]
-    arrow_commit.append_else(
-        home.spark, path,
-        pl.DataFrame([row], schema=names, orient="row", infer_schema_length=None)
-        .with_columns(pl.lit(arrow_commit.now_utc()).alias("at")),
-        lambda: home.spark.createDataFrame([row], _RECORD_SCHEMA).withColumn("at", F.current_timestamp())
-        .write.format("delta").mode("append").save(path))
+    arrow_commit.append_rows(home.spark, path, [(view, *astuple(record))], _RECORD_SCHEMA)
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])

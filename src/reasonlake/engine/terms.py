@@ -111,15 +111,11 @@ def unseen_terms(spark, terms_path: str, fresh: pl.DataFrame) -> pl.DataFrame:
 def append_terms(spark, terms_path: str, unseen: pl.DataFrame) -> None:
     """Append what unseen_terms found (one commit), keeping the process's checks current."""
     from reasonlake.engine import arrow_commit, table_cache
-    from reasonlake.engine.driver_step import to_spark
 
     if unseen.is_empty():
         return
     before = table_cache.latest_commit(spark, terms_path)
-    arrow_commit.append_else(
-        spark, terms_path, unseen.select("id", "term"),
-        lambda: to_spark(spark, unseen.select("id", "term"), "id BIGINT, term STRING").write.format("delta")
-        .mode("append").save(terms_path))
+    arrow_commit.append_frame(spark, terms_path, unseen.select("id", "term"), "id BIGINT, term STRING")
     added = unseen.select("id", "check")
     table_cache.after_own_commit(spark, terms_path, ("term checks",), before, lambda kept: pl.concat([kept, added]))
 
