@@ -71,14 +71,23 @@ def _linear(delta: pl.LazyFrame, rules: pl.DataFrame, on: list[str]) -> pl.LazyF
     ).filter(pl.col("s") >= 0)  # literals (negative ids) never stand in subject position
 
 
-def _transitive(delta: pl.LazyFrame, full: pl.LazyFrame, props: pl.DataFrame) -> pl.LazyFrame:
-    d = delta.select(*KEY, "origin").join(props.lazy(), on="p", how="inner")
+def touching(big: pl.LazyFrame, column: str, values: pl.Series) -> pl.LazyFrame:
+    """The rows of ``big`` whose ``column`` holds one of ``values``. A scan probing a hash set
+    of the few values, so that joining a small Δ with the window hashes Δ's neighbours, not
+    the whole window: a close then costs a scan of the window, not a hash build of it."""
+    return big.filter(pl.col(column).is_in(values.unique().implode()))
+
+
+def _transitive(delta: pl.DataFrame, full: pl.LazyFrame, props: pl.DataFrame) -> pl.LazyFrame:
+    d = delta.select(*KEY, "origin").join(props, on="p", how="inner")
     f = full.join(props.lazy().select("p"), on="p", how="semi").select(*KEY, "origin")
     # (a p b) in Δ then (b p c) known, and (x p a) known then (a p b) in Δ
-    left = d.join(f, left_on=["p", "o"], right_on=["p", "s"], how="inner", suffix="_r").select(
+    left = d.lazy().join(touching(f, "s", d.get_column("o")), left_on=["p", "o"], right_on=["p", "s"],
+                         how="inner", suffix="_r").select(
         "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
         pl.col("trule").alias("rule"))
-    right = f.join(d, left_on=["p", "o"], right_on=["p", "s"], how="inner", suffix="_r").select(
+    right = touching(f, "o", d.get_column("s")).join(d.lazy(), left_on=["p", "o"], right_on=["p", "s"],
+                                                     how="inner", suffix="_r").select(
         "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
         pl.col("trule").alias("rule"))
     out = pl.concat([left, right])
@@ -211,7 +220,7 @@ def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame) -> p
     ]
     present = frozenset(delta.get_column("p").unique().to_list())
     if not present.isdisjoint(program.transitive.get_column("p").to_list()):
-        parts.append(_transitive(lazy, full, program.transitive))
+        parts.append(_transitive(delta, full, program.transitive))
     for group in program.joins:
         parts.extend(_group_derivations(group, delta, full, present, program.same_as_id))
     return pl.concat([part.select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA) for part in parts], how="vertical")
@@ -226,14 +235,22 @@ def best_per_fact(candidates: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("origin").max(), pl.col("rule").sort_by(["origin", explicit, "rule"]).last())
 
 
-def _not_beaten(best: pl.LazyFrame, known: pl.LazyFrame) -> pl.LazyFrame:
+def _not_beaten(best: pl.DataFrame, known: pl.LazyFrame) -> pl.LazyFrame:
     """Candidates that no known fact with the same key equals or beats (origin, explicit)."""
-    old = known.select(*KEY, pl.col("origin").alias("k_origin"), pl.col("rule").alias("k_rule"))
-    joined = best.join(old, on=KEY, how="left")
+    old = touching(known, "s", best.get_column("s")).select(
+        *KEY, pl.col("origin").alias("k_origin"), pl.col("rule").alias("k_rule"))
+    joined = best.lazy().join(old, on=KEY, how="left")
     explicit = pl.col("rule") == EXPLICIT
     beats = (pl.col("k_origin").is_null() | (pl.col("origin") > pl.col("k_origin"))
              | ((pl.col("origin") == pl.col("k_origin")) & explicit & (pl.col("k_rule") != EXPLICIT)))
     return joined.filter(beats).select(FACT_SCHEMA.keys())
+
+
+def _without(big: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:
+    """``big`` less the rows whose key is in ``facts`` (few): only the rows sharing a subject
+    with ``facts`` go through the anti-join (the rest keep their order ahead of them)."""
+    hit = pl.col("s").is_in(facts.get_column("s").unique().implode())
+    return pl.concat([big.filter(~hit), big.filter(hit).join(facts.select(KEY), on=KEY, how="anti")])
 
 
 class TooLarge(Exception):
@@ -260,8 +277,8 @@ def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
     base = known.select(FACT_SCHEMA.keys())
     while True:
         # one plan a round: the rules, the best per fact, what beats the known facts
-        best = best_per_fact(candidates)
-        delta = _not_beaten(_not_beaten(best, base.lazy()), accumulated.lazy()).collect()
+        best = _not_beaten(best_per_fact(candidates).collect(), base.lazy()).collect()
+        delta = _not_beaten(best, accumulated.lazy()).collect()
         if delta.is_empty():
             break
         deltas.append(delta)
@@ -271,9 +288,10 @@ def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
             raise TooLarge(known.height + accumulated.height)
         full = pl.concat([base.lazy(), *(d.lazy() for d in deltas)])
         candidates = derive(program, delta, full)
-    before = known.select(*KEY, pl.col("origin").alias("prev_origin"))
-    changed = accumulated.join(before, on=KEY, how="left")
-    after = pl.concat([base.join(accumulated, on=KEY, how="anti"), accumulated]) if deltas else base
+    before = touching(known.lazy(), "s", accumulated.get_column("s")).select(
+        *KEY, pl.col("origin").alias("prev_origin"))
+    changed = accumulated.lazy().join(before, on=KEY, how="left").collect()
+    after = pl.concat([_without(base, accumulated), accumulated]) if deltas else base
     return Closed(known=after, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))
 
 
