@@ -21,11 +21,14 @@ def now_ms() -> int:
 class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
-    def __init__(self, home: str | None = None, spark=None, *, kafka: bool = False, metastore: bool = False):
+    def __init__(self, home: str | None = None, spark=None, *, kafka: bool = False, metastore: bool = False,
+                 wait: float = 0):
         """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
         Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
         metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
-        has one opens it without being asked."""
+        has one opens it without being asked. ``wait``: seconds a command that writes a view
+        (slide, rebuild, repair, create_views of a changed view, run) waits for another
+        process writing it (``WriterBusyError`` after that)."""
         from reasonlake.engine import catalog
         from reasonlake.engine.session import kafka_package
 
@@ -34,12 +37,20 @@ class Lakehouse:
         conf = catalog.metastore_conf(root) if metastore or catalog.local_metastore(root) else None
         if conf and spark is None:
             Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
-        self.home = Home(spark=spark or get_spark(packages=packages, conf=conf), root=root)
+        self.home = Home(spark=spark or get_spark(packages=packages, conf=conf), root=root, writer_wait=wait)
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
     @property
     def spark(self):
         return self.home.spark
+
+    def release(self) -> None:
+        """Hand back the writer leases this process holds (one writer per view): at the end
+        of a job, so the next writer need not wait for them to run out (60 s after the last
+        write, ``REASONLAKE_LEASE_SECONDS``)."""
+        from reasonlake.engine import lease
+
+        lease.release_all()
 
     def init(self, *, catalog: str | None = None, schema: str = "reasonlake") -> list[str]:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home

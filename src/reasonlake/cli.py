@@ -8,7 +8,6 @@ import functools
 import glob
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -43,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     verb_home.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
+    # commands that write a view's tables take its writer lease (one writer per view)
+    writer = argparse.ArgumentParser(add_help=False)
+    writer.add_argument("--wait", type=_seconds, default=0.0, metavar="SECONDS",
+                        help="wait up to this long for another command writing the same view "
+                             "(default 0: stop at once, exit 1, naming it)")
 
     init = sub.add_parser("init", help="create or migrate the system tables")
     init.add_argument("--catalog", metavar="NAME",
@@ -52,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
     view.add_parser = functools.partial(view.add_parser, parents=[verb_home])  # type: ignore[method-assign]
-    create = view.add_parser("create", help="create views from YAML declarations")
+    create = view.add_parser("create", help="create views from YAML declarations", parents=[verb_home, writer])
     create.add_argument("files", nargs="+", metavar="FILE.yaml")
     create.add_argument("--rebuild", action="store_true", help="accept a changed definition and rematerialize")
 
@@ -65,7 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--allow-duplicate-file", action="store_true")
 
     run = sub.add_parser("run", help="keep views up to date from a folder of stream files or a Kafka topic "
-                                      "(Structured Streaming)")
+                                      "(Structured Streaming)", parents=[verb_home, writer])
     run.add_argument("views", nargs="+", metavar="VIEW", help="views over one stream")
     run.add_argument("--source", required=True, metavar="PATH|kafka",
                      help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/), "
@@ -85,11 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long a close waits for late events (default 0s)")
     run.add_argument("--ts", type=str, help="time of .nt/.ttl files (one event)")
 
-    slide = sub.add_parser("slide", help="process the pending window closes of a view")
+    slide = sub.add_parser("slide", help="process the pending window closes of a view", parents=[verb_home, writer])
     slide.add_argument("view")
     slide.add_argument("--until", type=str, help="last time to process (default: now)")
 
-    rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch")
+    rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch",
+                             parents=[verb_home, writer])
     rebuild.add_argument("view")
     rebuild.add_argument("--at", type=str, help="close (default: the last processed one)")
     rebuild.add_argument("--rewind", action="store_true",
@@ -130,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--close", type=str, help="with --why: the close (default: the last processed one)")
     explain.add_argument("--format", choices=("text", "json"), default="text", help="with --why: text or JSON")
 
-    repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)")
+    repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)",
+                            parents=[verb_home, writer])
     repair.add_argument("view")
 
     changes = sub.add_parser("changes", help="what entered (+) and left (-) a view at each close")
@@ -168,20 +174,26 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:  # an internal error: still one line, with the type for the report
         line = _first_line(exc)
-        race = _CONCURRENT.search(line)
+        race = ConcurrentWriteError.race_in(exc)
         if race:
             lost = ConcurrentWriteError(
-                f"another command wrote the same table at the same time ({race.group(0)}) and this one "
+                f"another command wrote the same table at the same time ({race}) and this one "
                 "stopped; run it again once the other has finished: every command is safe to re-run "
                 "(one writer per view at a time)")
             print(f"reasonlake: error {lost.code}: {lost}", file=sys.stderr)
             return lost.exit_code
         print(f"reasonlake: internal error: {type(exc).__name__}: {line}", file=sys.stderr)
         return 2
+    finally:
+        _release_leases()
 
 
-# Delta's optimistic concurrency: a commit that lost a race with another writer's
-_CONCURRENT = re.compile(r"\b(Concurrent\w+Exception|ProtocolChangedException|MetadataChangedException)\b")
+def _release_leases() -> None:
+    """Hand back the writer leases the command took (loaded only by a command that wrote a
+    view: a command that never started Spark does not start it here)."""
+    lease = sys.modules.get("reasonlake.engine.lease")
+    if lease is not None:
+        lease.release_all()
 
 
 def _first_line(exc: Exception) -> str:
@@ -200,7 +212,19 @@ def _first_line(exc: Exception) -> str:
 def _lakehouse(args):
     from reasonlake.api import Lakehouse
 
-    return Lakehouse(args.home)
+    lake = Lakehouse(args.home)
+    lake.home.writer_wait = getattr(args, "wait", 0.0)
+    return lake
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("give 0 or more seconds")
+    return value
 
 
 def _run(args) -> int:
@@ -609,7 +633,9 @@ def _run_views(args) -> int:
     from reasonlake.api import Lakehouse
 
     quiet = (lambda *_: None) if args.quiet else None  # no batch lines on stderr
-    report = Lakehouse(args.home, kafka=kafka).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts,
+    lake = Lakehouse(args.home, kafka=kafka)
+    lake.home.writer_wait = args.wait
+    report = lake.run(args.views, source, trigger=trigger, lateness=lateness, ts=ts,
                                                    progress=quiet)
     closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
     read = "partition ranges" if kafka else "files"

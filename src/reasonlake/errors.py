@@ -5,6 +5,8 @@ and the fix. Internal errors (exit 2) are bugs or broken environments.
 """
 from __future__ import annotations
 
+import re
+
 
 class ReasonlakeError(Exception):
     """Root of every error reasonlake raises on purpose."""
@@ -87,6 +89,22 @@ class ConcurrentWriteError(UserError):
     """Another command committed to the same table first (Delta's optimistic concurrency)."""
 
     code = "RL400"
+    # the exceptions Delta raises for a commit that lost a race with another writer's
+    RACE = re.compile(r"\b(Concurrent\w+Exception|ProtocolChangedException|MetadataChangedException)\b")
+
+    @classmethod
+    def race_in(cls, exc: BaseException) -> str | None:
+        """The name of the Delta race ``exc`` reports (a Py4J or Spark Connect error), if any."""
+        java = getattr(exc, "java_exception", None)  # py4j; pyspark's own classes carry Delta's name
+        text = f"{type(exc).__name__} {exc} {java.toString() if java is not None else ''}"
+        found = cls.RACE.search(text)
+        return found.group(0) if found else None
+
+
+class WriterBusyError(UserError):
+    """Another command holds the view's writer lease (one writer per view)."""
+
+    code = "RL410"
 
 
 class ExpectationFailedError(UserError):

@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import polars as pl
 
@@ -253,6 +253,43 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(gone), "numRemovedBytes": sum(f.size() for f in gone),
                "numCopiedRows": 0, "numAddedChangeFiles": 0}
     return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
+
+
+def rewrite_small(spark, path: str, change):
+    """Read a small unpartitioned table whole in the driver and replace its rows in one
+    commit that conflicts with any other commit since the read (a compare-and-set).
+
+    The files are those the checksum beside the latest commit lists (Delta lists them there
+    for a small table), so nothing runs on Spark. ``change(rows)`` returns (new rows, or
+    None to write nothing; an answer), and the answer is returned. Raises Unusable where
+    the caller must go through Spark, and Delta's concurrent-modification errors when
+    another writer committed first (read again and retry)."""
+    table = _open(spark, path)
+    if table.partitions:
+        raise Unusable(f"{path} is partitioned")
+    version = int(table.txn.readVersion())
+    try:
+        listed = json.loads((table.folder / "_delta_log" / f"{version:020d}.crc").read_text())["allFiles"]
+        files = [table.folder / unquote(f["path"]) for f in listed]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise Unusable(f"{path}: no file list beside version {version}") from None
+    if any(f.get("deletionVector") or urlparse(f["path"]).scheme for f in listed):
+        raise Unusable(f"{path}: files with deletion vectors or elsewhere")
+    schema = {f["name"]: _TYPES[f["type"]] for f in table.fields}
+    rows = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=schema)
+    new, answer = change(rows.select(list(schema)).cast(schema))
+    if new is None:
+        return answer
+    table.txn.readWholeTable()  # every file was read: a commit by anyone since conflicts
+    now = int(time.time() * 1000)
+    removes = [json.dumps({"remove": {
+        "path": f["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
+        "partitionValues": f.get("partitionValues") or {}, "size": f["size"]}}) for f in listed]
+    adds = _write_files(table, _planned_files(table, _typed(table, new)))
+    metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
+               "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}
+    _commit(spark, table, [*removes, *adds], "Overwrite", None, metrics)
+    return answer
 
 
 def _added_metrics(adds: list[str]) -> dict[str, int]:

@@ -39,6 +39,8 @@ class Home:
     # Set once require_init passed: migrations only ever get applied, never undone, so a
     # home found current stays current for this process (saves two Delta reads per call).
     ready: bool = field(default=False, repr=False, compare=False)
+    # Seconds a command that writes a view waits for another writer's lease (engine.lease).
+    writer_wait: float = field(default=0.0, repr=False, compare=False)
 
     def path(self, table: str) -> str:
         return f"{self.root}/{table}"

@@ -18,7 +18,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import collector, dred, faults, file_list, local_rules, resident, state
+from reasonlake.engine import collector, dred, faults, file_list, lease, local_rules, resident, state
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
@@ -117,6 +117,11 @@ def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, unt
 
 def slide(home: Home, view: str, until: int, progress: Progress | None = None) -> list[state.Published]:
     """``progress``: told of each processed close (``engine.progress``)."""
+    with lease.writing(home, view, "slide"):  # before the state is read: one writer per view
+        return _slide(home, view, until, progress)
+
+
+def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list[state.Published]:
     decl = home.view(view)
     compiled = compile_view(home, decl)
     upto_seq = state.latest_ingest_seq(home)
@@ -144,6 +149,7 @@ def process_close(
     home: Home, compiled: Compiled, close: int, last, upto_seq: int, seq: int
 ) -> state.Published:
     decl = compiled.decl
+    lease.check(home, decl.name)  # another writer took the view meanwhile: publish nothing
     started = time.perf_counter()
     # The table's facts, when this process published the table's latest commit from the
     # driver (repair views read the table: their step changes it in several places).
@@ -372,6 +378,12 @@ def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = T
     """Materialize the window at a close from scratch (the naive baseline), in one commit.
     A close before the last processed one moves the view back to it (``rewind``): the next
     slide processes the later closes again. ``progress``: told of each step."""
+    with lease.writing(home, view, "rebuild"):
+        return _rebuild(home, view, at, now=now, rewind=rewind, progress=progress)
+
+
+def _rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool,
+             progress: Progress | None) -> state.Published:
     decl = home.view(view)
     compiled = compile_view(home, decl)
     history, seq = state.lineage_and_next_seq(home, view)
@@ -473,6 +485,11 @@ def repair_job(home: Home, view: str, progress: Progress | None = None) -> tuple
 
     Returns the published record (None: nothing to repair) and the number of removals.
     ``progress``: told of each step (the conflicts found, then the rebuild's)."""
+    with lease.writing(home, view, "repair"):
+        return _repair_job(home, view, progress)
+
+
+def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state.Published | None, int]:
     decl = home.view(view)
     if decl.repair == "none":
         raise ViewDeclarationError(f"view '{view}' has repair: none; set repair: newest-wins in its file and "

@@ -9,7 +9,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
-from reasonlake.engine import state, violations
+from reasonlake.engine import lease, state, violations
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import register_terms
 from reasonlake.errors import ViewChangedError
@@ -85,13 +85,19 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
 
 
 def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
-    decl, program, background = checked.decl, checked.program, checked.background
+    decl, program = checked.decl, checked.program
     report = dict(name=decl.name, ignored=program.ignored, active=program.active_rules())
     if checked.unchanged:
         if checked.saved is not None and checked.saved != decl.to_json():  # retain, description
             _save(home, decl)
             return CreateReport(outcome="updated (same content)", **report)
         return CreateReport(outcome="unchanged", **report)
+    with lease.writing(home, decl.name, "view create"):  # a slide of the old definition must not overlap
+        return _create(home, checked, report, now)
+
+
+def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateReport:
+    decl, program, background = checked.decl, checked.program, checked.background
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
