@@ -13,10 +13,11 @@ SHARED = REPO.parent / "shared"
 
 @pytest.fixture(scope="session")
 def spark():
-    os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "3g")
+    os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "4g")  # what a user gets
     from reasonlake.engine.session import get_spark
 
-    session = get_spark("local[2]")
+    # each test makes its own home: a few table logs kept, not the last hundred
+    session = get_spark("local[2]", conf={"spark.databricks.delta.delta.log.cacheSize": "30"})
     session.conf.set("spark.sql.shuffle.partitions", "2")
     yield session
     session.stop()

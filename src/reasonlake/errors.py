@@ -107,6 +107,12 @@ class WriterBusyError(UserError):
     code = "RL410"
 
 
+class ForeignCommitError(UserError):
+    """A view's materialization was written outside reasonlake since its last close."""
+
+    code = "RL420"
+
+
 class ExpectationFailedError(UserError):
     """A view with ``on_failure: fail`` published a close whose expectations failed: the
     close is recorded but withheld, readers keep the last close that passed."""

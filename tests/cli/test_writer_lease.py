@@ -57,6 +57,23 @@ def test_a_second_writer_stops_naming_the_holder_then_takes_a_lease_that_ended(c
     assert row.holder != HELD_ELSEWHERE and row.until == 0  # taken, then handed back at the command's end
 
 
+def test_where_the_driver_cannot_commit_the_lease_is_taken_by_a_merge(cli, spark, tmp_path, monkeypatch):
+    """The same compare-and-set through Spark (a cluster's session, a home elsewhere than a
+    local folder): held elsewhere stops the slide, ended lets it take and hand back."""
+    _view_with_items(cli, tmp_path)
+    monkeypatch.setenv("REASONLAKE_ARROW_COMMIT", "0")
+    before = spark.sql(f"DESCRIBE HISTORY delta.`{cli.home}/leases`").count()
+    _hold(spark, cli.home, "v", HELD_ELSEWHERE, int(time.time() * 1000) + 3_600_000)
+    cli("slide", "v", "--until", "4000", expect=1)
+    assert "RL410" in cli.last_err and "process 4242 on buildhost-7" in cli.last_err, cli.last_err
+    _hold(spark, cli.home, "v", HELD_ELSEWHERE, int(time.time() * 1000) - 1)
+    assert "1970-01-01T00:00:04" in cli("slide", "v", "--until", "4000")
+    (row,) = _rows(spark, cli.home, "v")
+    assert row.holder != HELD_ELSEWHERE and row.until == 0
+    operations = [r.operation for r in spark.sql(f"DESCRIBE HISTORY delta.`{cli.home}/leases`").collect()]
+    assert "MERGE" in operations[: len(operations) - before]  # taken by Spark, not the driver's commit
+
+
 def test_the_lease_of_a_process_of_this_machine_that_is_gone_is_taken_over(cli, spark, tmp_path):
     _view_with_items(cli, tmp_path)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
@@ -102,7 +119,8 @@ def test_two_takers_that_read_the_same_row_cannot_both_commit(cli, spark, tmp_pa
     from reasonlake.engine import arrow_commit
     from reasonlake.errors import ConcurrentWriteError
 
-    _view_with_items(cli, tmp_path)  # the view create left a row
+    _view_with_items(cli, tmp_path)
+    cli("slide", "v", "--until", "4000")  # its lease left a row
     both_read = threading.Barrier(2)
     outcome = {}
 

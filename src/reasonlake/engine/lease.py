@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reasonlake.engine import arrow_commit
+from reasonlake.engine import arrow_commit, foreign_commits
 from reasonlake.engine.home import Home
 from reasonlake.errors import ConcurrentWriteError, WriterBusyError
 
@@ -232,18 +232,21 @@ def writing(home: Home, view: str, command: str):
         with _LOCK:
             held = _HELD.setdefault(key, _Held(home, until))
             held.home, held.until, held.lost = home, until, None
-    held.depth += 1
-    if held.stop is None:
-        held.stop = threading.Event()
-        threading.Thread(target=_renew, args=(view, command, held, held.stop), daemon=True,
-                         name=f"reasonlake-lease-{view}").start()
+    with _LOCK:
+        held.depth += 1
+        if held.stop is None:
+            held.stop = threading.Event()
+            threading.Thread(target=_renew, args=(view, command, held, held.stop), daemon=True,
+                             name=f"reasonlake-lease-{view}").start()
     try:
-        yield
+        with foreign_commits.marked(home.spark):  # the writer's commits say whose they are
+            yield
     finally:
-        held.depth -= 1
-        if held.depth == 0:  # kept while fresh; renewed only while writing
-            held.stop.set()
-            held.stop = None
+        with _LOCK:
+            held.depth -= 1
+            if held.depth == 0 and held.stop is not None:  # kept while fresh; renewed only while writing
+                held.stop.set()
+                held.stop = None
 
 
 def check(home: Home, view: str) -> None:

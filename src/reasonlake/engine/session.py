@@ -24,6 +24,13 @@ _EMBEDDED_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.databricks.delta.schema.autoMerge.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # A process that lives for hours, or opens many homes, keeps a bounded number of Delta
+    # table logs (each holds its snapshot's query plans, tens of MB of plan trees for 100
+    # tables) and of finished jobs and queries (there is no UI to show them).
+    "spark.databricks.delta.delta.log.cacheSize": "100",
+    "spark.sql.ui.retainedExecutions": "100",
+    "spark.ui.retainedJobs": "200",
+    "spark.ui.retainedStages": "200",
 }
 
 

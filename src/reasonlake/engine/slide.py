@@ -18,7 +18,8 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import collector, dred, faults, file_list, lease, local_rules, resident, state
+from reasonlake.engine import (collector, dred, faults, file_list, foreign_commits, lease, local_rules,
+                               resident, state)
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import materialization as mat
 from reasonlake.engine import repair as rep
@@ -128,6 +129,8 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
     done = []
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
+    if last is not None:  # the table as the last close left it, or as a crashed close of ours did
+        foreign_commits.check(home.spark, view, home.mat_path(view), last.version)
     closes = pending_closes(home, decl, last, until, upto_seq)
     close = next(closes, None)
     steps = Steps(progress)

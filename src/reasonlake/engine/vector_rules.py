@@ -75,7 +75,11 @@ def touching(big: pl.LazyFrame, column: str, values: pl.Series) -> pl.LazyFrame:
     """The rows of ``big`` whose ``column`` holds one of ``values``. A scan probing a hash set
     of the few values, so that joining a small Δ with the window hashes Δ's neighbours, not
     the whole window: a close then costs a scan of the window, not a hash build of it."""
-    return big.filter(pl.col(column).is_in(values.unique().implode()))
+    return big.filter(_among(column, values))
+
+
+def _among(column: str, values: pl.Series) -> pl.Expr:
+    return pl.col(column).is_in(values.unique().implode())
 
 
 def _transitive(delta: pl.DataFrame, full: pl.LazyFrame, props: pl.DataFrame) -> pl.LazyFrame:
@@ -249,7 +253,7 @@ def _not_beaten(best: pl.DataFrame, known: pl.LazyFrame) -> pl.LazyFrame:
 def _without(big: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:
     """``big`` less the rows whose key is in ``facts`` (few): only the rows sharing a subject
     with ``facts`` go through the anti-join (the rest keep their order ahead of them)."""
-    hit = pl.col("s").is_in(facts.get_column("s").unique().implode())
+    hit = _among("s", facts.get_column("s"))
     return pl.concat([big.filter(~hit), big.filter(hit).join(facts.select(KEY), on=KEY, how="anti")])
 
 

@@ -9,7 +9,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
-from reasonlake.engine import lease, state, violations
+from reasonlake.engine import foreign_commits, lease, state, violations
 from reasonlake.engine.home import Home
 from reasonlake.engine.terms import register_terms
 from reasonlake.errors import ViewChangedError
@@ -92,6 +92,9 @@ def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
             _save(home, decl)
             return CreateReport(outcome="updated (same content)", **report)
         return CreateReport(outcome="unchanged", **report)
+    if not checked.existing:  # nothing can be writing a view that does not exist yet
+        with foreign_commits.marked(home.spark):
+            return _create(home, checked, report, now)
     with lease.writing(home, decl.name, "view create"):  # a slide of the old definition must not overlap
         return _create(home, checked, report, now)
 

@@ -1,0 +1,121 @@
+"""Commits on a view's materialization that no reasonlake writer made.
+
+The materialization is a Delta table that other engines read, and anyone with access can
+write it: a DELETE or UPDATE by hand, a RESTORE, another tool's MERGE. A slide goes on from
+the table as its last close left it (it does not read the whole table again), so such a
+change would be kept where nothing renews it and undone where something does: the view
+would no longer be its definition over the stream, silently. So every commit a reasonlake
+writer makes carries ``userMetadata`` starting with ``reasonlake`` (set on the session
+while a command writes a view), and before a slide goes on, the commits after the version
+its last close recorded are read (usually none: the log's latest version, no Spark job).
+One that changes data without the mark stops the slide, naming the version, the operation
+and the time, and pointing at ``rebuild``. Commits that change no data (OPTIMIZE, VACUUM,
+table properties) are maintenance and pass; so do a crashed close's own commits, which the
+re-run goes on from.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from reasonlake.errors import ForeignCommitError
+
+MARK = "reasonlake"
+# Delta writes this session setting into every commit's commitInfo.userMetadata (a
+# writer's own userMetadata option wins: commit_marks' "reasonlake seq=N" starts the same)
+_CONF = "spark.databricks.delta.commitInfo.userMetadata"
+# operations that change no rows, for sessions that can only read the history as a table
+_MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
+                "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
+                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE", "SET TBLPROPERTIES (ALTER)")
+
+
+@contextmanager
+def marked(spark):
+    """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant)."""
+    previous = spark.conf.get(_CONF, None)
+    spark.conf.set(_CONF, MARK)
+    try:
+        yield
+    finally:
+        if previous is None:
+            spark.conf.unset(_CONF)
+        else:
+            spark.conf.set(_CONF, previous)
+
+
+@dataclass(frozen=True)
+class Commit:
+    version: int
+    operation: str
+    when: int  # epoch ms
+    mark: str | None
+    changes_data: bool
+
+    @property
+    def foreign(self) -> bool:
+        return self.changes_data and not (self.mark or "").startswith(MARK)
+
+
+def check(spark, view: str, path: str, recorded: int) -> None:
+    """Stop (ForeignCommitError) when the table at ``path`` has a commit after version
+    ``recorded`` that changes data and that no reasonlake writer made."""
+    commits = _after(spark, path, recorded)
+    foreign = [c for c in commits if c.foreign]
+    if not foreign:
+        return
+    from reasonlake.declare.durations import format_time
+
+    first = foreign[0]
+    more = f" (and {len(foreign) - 1} more after it)" if len(foreign) > 1 else ""
+    raise ForeignCommitError(
+        f"view '{view}': its materialization was changed outside reasonlake: version {first.version}, "
+        f"{first.operation} at {format_time(first.when)}{more}, after version {recorded} of its last "
+        f"close. Going on from it would keep part of that change and undo the rest, so the slide "
+        f"stopped. Run `reasonlake rebuild {view}` to materialize the view again from its events "
+        "(the change stays readable in the table's history), then slide again. Maintenance that "
+        "changes no rows (OPTIMIZE, VACUUM, table properties) is fine")
+
+
+def _after(spark, path: str, recorded: int) -> list[Commit]:
+    try:
+        return _after_from_log(spark, path, recorded)
+    except Exception:  # no JVM (Spark Connect), or a Delta build without these calls
+        return _after_from_history(spark, path, recorded)
+
+
+def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
+    jvm = spark._jvm
+    log_class = jvm.org.apache.spark.sql.delta.DeltaLog
+    session = spark._jsparkSession
+    empty = jvm.scala.Option.empty()
+    log = log_class.forTable(session, path)
+    latest = log.update(False, empty, empty).version()
+    if latest <= recorded:
+        return []
+    found = []
+    changes = log.getChanges(recorded + 1, latest, empty, False)
+    while changes.hasNext():
+        entry = changes.next()
+        operation, when, mark, data = "?", 0, None, False
+        actions = entry._2().iterator()
+        while actions.hasNext():
+            action = actions.next()
+            kind = action.getClass().getSimpleName()
+            if kind == "CommitInfo":
+                operation = action.operation()
+                when = int(action.timestamp().getTime())
+                mark = action.userMetadata().get() if action.userMetadata().isDefined() else None
+            elif kind in ("AddFile", "RemoveFile"):
+                data = data or bool(action.dataChange())
+            elif kind == "AddCDCFile":
+                data = True
+        found.append(Commit(int(entry._1()), operation, when, mark, data))
+    return found
+
+
+def _after_from_history(spark, path: str, recorded: int) -> list[Commit]:
+    quoted = path.replace("`", "``")
+    rows = spark.sql(f"DESCRIBE HISTORY delta.`{quoted}`").where(f"version > {int(recorded)}").collect()
+    return [Commit(r.version, r.operation, int(r.timestamp.timestamp() * 1000), r.userMetadata,
+                   r.operation not in _MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]
