@@ -31,6 +31,10 @@ _EMBEDDED_CONF = {
     "spark.sql.ui.retainedExecutions": "100",
     "spark.ui.retainedJobs": "200",
     "spark.ui.retainedStages": "200",
+    # Spark sizes its memory pages from the heap (64 MB with 4 GB), and every sort or hash
+    # aggregation takes at least one page, even for ten rows: a close's small sorts then held
+    # gigabytes of barely used pages. A larger record still gets a page of its own size.
+    "spark.buffer.pageSize": "4m",
 }
 
 
