@@ -18,6 +18,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from reasonlake.engine import table_cache
 from reasonlake.errors import ForeignCommitError
 
 MARK = "reasonlake"
@@ -27,7 +28,7 @@ _CONF = "spark.databricks.delta.commitInfo.userMetadata"
 # operations that change no rows, for sessions that can only read the history as a table
 _MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
                 "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
-                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE", "SET TBLPROPERTIES (ALTER)")
+                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
 
 
 @contextmanager
@@ -85,16 +86,16 @@ def _after(spark, path: str, recorded: int) -> list[Commit]:
 
 
 def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
-    jvm = spark._jvm
-    log_class = jvm.org.apache.spark.sql.delta.DeltaLog
-    session = spark._jsparkSession
-    empty = jvm.scala.Option.empty()
-    log = log_class.forTable(session, path)
-    latest = log.update(False, empty, empty).version()
-    if latest <= recorded:
+    latest = table_cache.latest_commit(spark, path)
+    if latest is None:  # the log cannot be read from the driver
+        raise LookupError(path)
+    if latest[0] <= recorded:
         return []
+    jvm = spark._jvm
+    empty = jvm.scala.Option.empty()
+    log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
     found = []
-    changes = log.getChanges(recorded + 1, latest, empty, False)
+    changes = log.getChanges(recorded + 1, latest[0], empty, False)
     while changes.hasNext():
         entry = changes.next()
         operation, when, mark, data = "?", 0, None, False

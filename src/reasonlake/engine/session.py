@@ -33,7 +33,7 @@ _EMBEDDED_CONF = {
     "spark.ui.retainedStages": "200",
     # Spark sizes its memory pages from the heap (64 MB with 4 GB), and every sort or hash
     # aggregation takes at least one page, even for ten rows: a close's small sorts then held
-    # gigabytes of barely used pages. A larger record still gets a page of its own size.
+    # up to 1.5 GB of barely used pages. A larger record still gets a page of its own size.
     "spark.buffer.pageSize": "4m",
 }
 
