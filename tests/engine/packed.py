@@ -76,6 +76,11 @@ def vocabulary(number: int, classes: int, props: int, people: int) -> tuple[list
 # ---- ontologies: the axioms each profile's rules read ----------------------------------------
 
 
+def _chain(r: random.Random, kind: str, terms: list[str], relation: str) -> list[tuple[str, str]]:
+    order = r.sample(terms, len(terms))
+    return [(kind, f"{a} <{RDFS}{relation}> {b} .") for a, b in zip(order, order[1:])]
+
+
 def _rdfs_axioms(r: random.Random, c, p):
     return [
         ("sco", lambda: f"{r.choice(c)} <{RDFS}subClassOf> {r.choice(c)} ."),
@@ -120,25 +125,28 @@ def _owl2rl_axioms(r: random.Random, c, p, i):
 
 
 def generate(profile: str, count: int = EXAMPLES, seed: int = SEED,
-             shapes=((3000, 1000), (4000, 2000), (2000, 1000))) -> list[Case]:
+             shapes=((3000, 1000), (4000, 2000), (2000, 1000)), deep: bool = False) -> list[Case]:
     """``count`` cases for a profile, deterministic in ``seed``.
 
     Items fall at whole seconds 1..8 (so on window boundaries too), some repeat an earlier
     item later (renewal), most use the terms the ontology names (so rules fire), and about
-    one in five arrives late, in a second file."""
-    r = random.Random(f"{profile}:{seed}")
+    one in five arrives late, in a second file. ``deep``: each case's classes and properties
+    also form one chain each, in a random order (ancestors up to 8 and 5 steps away)."""
+    r = random.Random(f"{profile}:{seed}{':deep' if deep else ''}")
     cases = []
     for n in range(count):
         if profile == "owl2rl":
-            c, p, i = vocabulary(n, 5, 4, 4)
+            c, p, i = vocabulary(n, 9 if deep else 5, 6 if deep else 4, 4)
             pool = _owl2rl_axioms(r, c, p, i)
             # a disjointness and a functional property in most cases: violations to find
             tbox = [(k, make()) for k, make in (pool[-1], pool[-2]) if r.random() < 0.7]
             tbox += [(k, make()) for k, make in (r.choice(pool) for _ in range(r.randint(3, 7)))]
         else:
-            c, p, i = vocabulary(n, 5, 4, 5)
+            c, p, i = vocabulary(n, 9 if deep else 5, 6 if deep else 4, 5)
             pool = _rdfs_axioms(r, c, p) if profile == "rdfs" else _plus_axioms(r, c, p)
             tbox = [(k, make()) for k, make in (r.choice(pool) for _ in range(r.randint(2, 8)))]
+        if deep:
+            tbox = _chain(r, "sco", c, "subClassOf") + _chain(r, "spo", p, "subPropertyOf") + tbox
         case = Case(n, c, p, i, tbox=tbox, shape=shapes[n % len(shapes)])
         named = " ".join(line for _, line in tbox)
         # mostly the terms the ontology names, so that its rules fire

@@ -3,14 +3,16 @@
 The TBox is saturated once (class and property hierarchies, equivalences, domain and range
 through the hierarchy), so each single-premise rule instantiation maps a premise pattern
 straight to every consequence the hierarchy gives: a class hierarchy of any depth costs one
-join per round, not one round per level (C-Sprite's saturated hierarchy, IMaRS's M2+).
+join per round, not one round per level (C-Sprite's saturated hierarchy, IMaRS's M2+). A
+hierarchy too large to saturate pairwise is kept as jumps (``hierarchy``): a few more rounds,
+not the square of its depth in memory.
 """
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from reasonlake.compile.hierarchy import Hierarchy
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.restriction_subsumption import subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
@@ -183,21 +185,23 @@ def compile_program(
         else:
             ignored.append((f"{s} {p} {o} .", f"not used by the {profile} profile"))
 
-    class_sup = _closure(sub_class)
-    prop_sup = _closure(sub_prop)
+    class_hierarchy, prop_hierarchy = Hierarchy(sub_class), Hierarchy(sub_prop)
     restriction_edges: dict[str, int] = defaultdict(int)  # scm-svf1/2, scm-avf1/2, scm-hv -> edges
     while constructs is not None:
         # a new edge can make two more fillers comparable: repeat until none is added
-        new = [(a, b, rule) for a, b, rule in sorted(subsumptions(constructs.restrictions, class_sup, prop_sup))
-               if b not in class_sup.get(a, ())]
+        new = [(a, b, rule) for a, b, rule in sorted(subsumptions(constructs.restrictions, class_hierarchy, prop_hierarchy))
+               if b not in class_hierarchy.supers(a)]
         if not new:
             break
         for a, b, rule in new:
             _edge(sub_class, via, a, b, ids["sco"])
             restriction_edges[rule] += 1
-        class_sup = _closure(sub_class)
+        class_hierarchy = Hierarchy(sub_class)
+    # the rule rows: every ancestor when the hierarchy is closed, else its jumps (the rounds
+    # take an instance the rest of the way)
+    class_sup, prop_sup = class_hierarchy.pairs, prop_hierarchy.pairs
     linear: list[LinearRule] = []
-    notes = _existential_supers(constructs.restrictions, class_sup) if constructs is not None else ()
+    notes = _existential_supers(constructs.restrictions, class_hierarchy) if constructs is not None else ()
 
     for c, sups in sorted(class_sup.items()):
         for d in sorted(sups):
@@ -209,8 +213,8 @@ def compile_program(
             linear.append(LinearRule(rule, p, None, SUBJECT, q, OBJECT))
 
     # Domain and range through the hierarchy: P ⊑ Q, Q domain C, C ⊑ D gives x P y ⇒ x a D.
-    properties = set(prop_sup) | set(domain) | set(range_)
-    for p in sorted(properties):
+    typed = set(prop_sup) | set(domain) | set(range_)
+    for p in sorted(typed):
         own_and_sup = {p} | prop_sup.get(p, set())
         for typing, rule, position in (
             (domain, ids["dom"], SUBJECT),
@@ -242,8 +246,8 @@ def compile_program(
             transitive.add(SAME_AS)  # eq-trans
         schema = [("cls-thing", 1), ("cls-nothing1", 1), ("prp-ap", len(_BUILTIN_ANNOTATION_PROPERTIES))]
         schema += [(rule, n) for rule, n in (
-            ("scm-sco", sum(len(v) for v in class_sup.values())),
-            ("scm-spo", sum(len(v) for v in prop_sup.values())),
+            ("scm-sco", class_hierarchy.count()),
+            ("scm-spo", prop_hierarchy.count()),
         ) if n]
         schema += sorted(restriction_edges.items())
 
@@ -265,7 +269,7 @@ def compile_program(
     )
 
 
-def _existential_supers(restrictions, class_sup: dict[str, set[str]]) -> tuple[tuple[str, str], ...]:
+def _existential_supers(restrictions, classes: Hierarchy) -> tuple[tuple[str, str], ...]:
     """C ⊑ ∃P.D with ∃P.D under no named class: compiled (cax-sco types C's members with the
     restriction) but, by OWL 2 RL, entailing nothing a reader sees: the profile makes up no
     individual for an existential in superclass position."""
@@ -277,9 +281,9 @@ def _existential_supers(restrictions, class_sup: dict[str, set[str]]) -> tuple[t
 
     out = []
     for r in restrictions:
-        if r.kind != SOME or named(r.node) or any(named(d) for d in class_sup.get(r.node, ())):
+        if r.kind != SOME or named(r.node) or any(named(d) for d in classes.supers(r.node)):
             continue
-        for c in sorted(c for c, sups in class_sup.items() if r.node in sups and named(c)):
+        for c in sorted(c for c in classes.subs(r.node) if named(c)):
             out.append((f"{c} rdfs:subClassOf [owl:onProperty {r.prop}; owl:someValuesFrom {r.filler}]",
                         "an existential in superclass position: OWL 2 RL makes up no individual, so "
                         f"members of {c} get no {r.prop} value from it; it entails something only where "
@@ -301,39 +305,3 @@ def _edge(graph, via, a: str, b: str, rule: str) -> None:
     if a != b:
         graph[a].add(b)
         via.setdefault((a, b), rule)
-
-
-def max_schema_pairs() -> int:
-    """The most (sub, super) pairs a saturated hierarchy may hold: REASONLAKE_MAX_SCHEMA_PAIRS,
-    default 5 million (a 3,000-class chain; about 1.5 GB and a minute to compile)."""
-    return int(os.environ.get("REASONLAKE_MAX_SCHEMA_PAIRS", "5000000"))
-
-
-def _closure(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """Strict transitive closure (scm-sco / scm-spo, rdfs5 / rdfs11); cycles included.
-
-    Each pair becomes a rule instance, so the closure is bounded (``max_schema_pairs``): a
-    hierarchy past it fails with a message instead of taking the machine's memory (a chain
-    of n classes has n(n-1)/2 pairs)."""
-    limit, pairs = max_schema_pairs(), 0
-    out: dict[str, set[str]] = {}
-    for node in graph:
-        seen: set[str] = set()
-        stack = list(graph[node])
-        while stack:
-            nxt = stack.pop()
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.extend(graph.get(nxt, ()))
-        seen.discard(node)
-        if seen:
-            out[node] = seen
-            pairs += len(seen)
-            if pairs > limit:
-                raise ViewDeclarationError(
-                    f"the ontology's hierarchy saturates to more than {limit:,} (sub, super) pairs "
-                    f"({len(graph):,} terms with a super; e.g. {node} has {len(seen):,} supers); each "
-                    "pair is a rule instance. Split the ontology, flatten deep chains, or raise "
-                    "REASONLAKE_MAX_SCHEMA_PAIRS if the machine has the memory (about 300 bytes a pair)",
-                    code="RL112")
-    return out

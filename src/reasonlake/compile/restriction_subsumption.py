@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from reasonlake.compile.hierarchy import Hierarchy
 
 SOME, ALL, VALUE = "someValuesFrom", "allValuesFrom", "hasValue"
 
@@ -28,12 +32,12 @@ class Restriction:
 
 def subsumptions(
     restrictions: list[Restriction],
-    class_sup: dict[str, set[str]],
-    prop_sup: dict[str, set[str]],
+    class_sup: Hierarchy,
+    prop_sup: Hierarchy,
 ) -> set[tuple[str, str, str]]:
-    """``(sub, sup, rule)`` for every pair the scm-* rules relate under the given closures."""
-    def below(a: str, b: str, sup: dict[str, set[str]]) -> bool:
-        return a == b or b in sup.get(a, ())
+    """``(sub, sup, rule)`` for every pair the scm-* rules relate under the given hierarchies."""
+    def below(a: str, b: str, sup: Hierarchy) -> bool:
+        return a == b or b in sup.supers(a)
 
     out: set[tuple[str, str, str]] = set()
     by_kind: dict[str, list[Restriction]] = defaultdict(list)
