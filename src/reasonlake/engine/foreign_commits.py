@@ -15,6 +15,7 @@ re-run goes on from.
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -31,18 +32,34 @@ _MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "
                 "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
 
 
+# session -> how many blocks of this process mark its commits now: the setting is the
+# session's, shared by threads (an ingest beside a slide), so only the last block out unsets it
+_MARKING: dict[int, tuple[int, str | None]] = {}
+_MARKING_LOCK = threading.Lock()
+
+
 @contextmanager
 def marked(spark):
-    """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant)."""
-    previous = spark.conf.get(_CONF, None)
-    spark.conf.set(_CONF, MARK)
+    """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant, and
+    across threads: the mark stays until every block has ended)."""
+    key = id(spark)
+    with _MARKING_LOCK:
+        depth, previous = _MARKING.get(key, (0, None))
+        if depth == 0:
+            previous = spark.conf.get(_CONF, None)
+            spark.conf.set(_CONF, MARK)
+        _MARKING[key] = (depth + 1, previous)
     try:
         yield
     finally:
-        if previous is None:
-            spark.conf.unset(_CONF)
-        else:
-            spark.conf.set(_CONF, previous)
+        with _MARKING_LOCK:
+            depth, previous = _MARKING.pop(key)
+            if depth > 1:
+                _MARKING[key] = (depth - 1, previous)
+            elif previous is None:
+                spark.conf.unset(_CONF)
+            else:
+                spark.conf.set(_CONF, previous)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine import admit, arrow_commit, faults, table_cache
+from reasonlake.engine import admit, arrow_commit, faults, lease, table_cache
 from reasonlake.engine.home import Home
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.timing import step
@@ -79,11 +79,26 @@ def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None) 
     return _Read(path, sha, earlier.height, parsed)
 
 
-def _commit(home: Home, stream: str, files: list[_Read]) -> list[IngestReport]:
+def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
     """Append the files' events, quarantined rows and ingest records: one commit per table
-    for all of them. Idempotent: a re-run of the same files after a crash between the
-    commits writes nothing twice (one Delta transaction id for the batch, by content)."""
+    for all of them, under the home's ingest lease (the next ingest number and the new
+    terms are read and appended by one ingest at a time). Idempotent: a re-run of the same
+    files after a crash between the commits writes nothing twice (one Delta transaction id
+    for the batch, by content)."""
+    with lease.ingesting(home):
+        return _commit_held(home, stream, files, allow_duplicate)
+
+
+def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
     ingests = _ingests(home)
+    for f in files:  # checked before parsing; an ingest of the same content may have committed since
+        now = ingests.filter((pl.col("stream") == stream) & (pl.col("sha256") == f.sha))
+        if now.height > f.previous and not allow_duplicate:
+            first = now.sort("seq").row(0, named=True)
+            raise DuplicateFileError(
+                f"{f.path}: this content was ingested into stream '{stream}' by another ingest while this "
+                f"one parsed it (as {first['file']}, ingest #{first['seq']}); this batch was not ingested; "
+                "leave the file out or pass --allow-duplicate-file to ingest it again")
     first_seq = (ingests.get_column("seq").max() or 0) + 1
     seqs = [first_seq + n for n in range(len(files))]
     if len(files) == 1:  # the id a single file's ingest has always had
@@ -170,17 +185,17 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
             steps.advance(path.name)
             size += path.stat().st_size
             if size >= BATCH_BYTES:
-                reports += _commit(home, stream, batch)
+                reports += _commit(home, stream, batch, allow_duplicate)
                 batch, size = [], 0
         if batch:
-            reports += _commit(home, stream, batch)
+            reports += _commit(home, stream, batch, allow_duplicate)
     except IngestError as exc:
         raise _partial(exc, reports) from exc
     uris = [f.name for f in files if f.uri]
     if uris:
         try:
             parsed = spark_ingest.parse_uris(home, uris, ts)
-            reports += spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)
+            reports += spark_ingest.write(home, stream, parsed, allow_duplicate=allow_duplicate)
             steps.advance(f"{len(uris)} URI(s)", n=len(uris))
         except IngestError as exc:
             raise _partial(exc, reports) from exc
@@ -236,4 +251,4 @@ def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
 
     check_stream_name(stream)
     parsed = spark_ingest.parse_frame(home, frame, name)
-    return spark_ingest.write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate)[0]
+    return spark_ingest.write(home, stream, parsed, allow_duplicate=allow_duplicate)[0]

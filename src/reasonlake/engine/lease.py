@@ -21,6 +21,11 @@ calls pays for one MERGE, not one per call); the CLI hands it back when a comman
 A holder that finds at renewal that someone else took the row (it was stopped longer than
 the lease, e.g. a suspended machine) stops before its next publish.
 
+Ingests take a lease of their own, the home's (``INGESTS``), only while they commit: each
+reads the next ingest number and the term dictionary and appends to both, so they commit
+one at a time and wait for each other (``REASONLAKE_INGEST_WAIT``). Threads of one process
+share its name in the row, so each key also has a lock that keeps them apart.
+
 The machines' clocks are trusted to agree within a few seconds of the lease's length.
 """
 from __future__ import annotations
@@ -60,6 +65,19 @@ class _Held:
 # (home root, view) -> the lease this process holds there
 _HELD: dict[tuple[str, str], _Held] = {}
 _LOCK = threading.Lock()
+# (home root, view) -> the lock one thread of this process holds while it writes there: the
+# lease row names the process, so it alone cannot keep two threads apart
+_THREADS: dict[tuple[str, str], threading.RLock] = {}
+
+# The lease of the home's ingests, under a name no view can have: an ingest reads the next
+# ingest number and the term dictionary, then appends to both, so two at once would give
+# two files one number and a term two rows. It is held only while an ingest commits.
+INGESTS = "(ingests)"
+
+
+def ingest_wait_s() -> float:
+    """How long an ingest waits for another one's commit: REASONLAKE_INGEST_WAIT, default 600."""
+    return float(os.environ.get("REASONLAKE_INGEST_WAIT", "600"))
 
 
 @dataclass(frozen=True)
@@ -213,6 +231,12 @@ def _busy(view: str, other: Holder, waited: float) -> WriterBusyError:
 
     where = f"process {other.pid} on {other.host}" if other.pid is not None else other.holder
     after = f" after waiting {waited:g}s" if waited else ""
+    if view == INGESTS:
+        return WriterBusyError(
+            f"another ingest into this home was still committing{after}: {where}, since "
+            f"{format_time(other.since)} (its lease runs to {format_time(other.until)} unless renewed); run "
+            "this again, or raise REASONLAKE_INGEST_WAIT. Ingests commit one at a time: a lease whose "
+            "holder is gone ends by itself")
     return WriterBusyError(
         f"view '{view}' is being written by another command{after}: {other.command or 'a writer'} in {where}, "
         f"since {format_time(other.since)} (its lease runs to {format_time(other.until)} unless renewed); "
@@ -221,32 +245,51 @@ def _busy(view: str, other: Holder, waited: float) -> WriterBusyError:
 
 
 @contextmanager
-def writing(home: Home, view: str, command: str):
+def writing(home: Home, view: str, command: str, *, sticky: bool = True, wait_s: float | None = None):
     """Hold the view's lease around a command that writes its tables (re-entrant); waits up
-    to ``home.writer_wait`` seconds for another holder."""
+    to ``wait_s`` (default ``home.writer_wait``) seconds for another holder. ``sticky``: the
+    process keeps the lease after the command while it is fresh (a loop of slides pays for
+    one take); else it hands it back as the outermost block ends."""
     key = (home.root, view)
     with _LOCK:
-        held = _HELD.get(key)
-    if held is None or held.lost or held.until - _now() < lease_ms() // 2:
-        until = take(home, view, command, home.writer_wait)
+        thread_lock = _THREADS.setdefault(key, threading.RLock())
+    with thread_lock:
         with _LOCK:
-            held = _HELD.setdefault(key, _Held(home, until))
-            held.home, held.until, held.lost = home, until, None
-    with _LOCK:
-        held.depth += 1
-        if held.stop is None:
-            held.stop = threading.Event()
-            threading.Thread(target=_renew, args=(view, command, held, held.stop), daemon=True,
-                             name=f"reasonlake-lease-{view}").start()
-    try:
-        with foreign_commits.marked(home.spark):  # the writer's commits say whose they are
-            yield
-    finally:
+            held = _HELD.get(key)
+        if held is None or held.lost or held.until - _now() < lease_ms() // 2:
+            until = take(home, view, command, home.writer_wait if wait_s is None else wait_s)
+            with _LOCK:
+                held = _HELD.setdefault(key, _Held(home, until))
+                held.home, held.until, held.lost = home, until, None
         with _LOCK:
-            held.depth -= 1
-            if held.depth == 0 and held.stop is not None:  # kept while fresh; renewed only while writing
-                held.stop.set()
-                held.stop = None
+            held.depth += 1
+            if held.stop is None:
+                held.stop = threading.Event()
+                threading.Thread(target=_renew, args=(view, command, held, held.stop), daemon=True,
+                                 name=f"reasonlake-lease-{view}").start()
+        try:
+            with foreign_commits.marked(home.spark):  # the writer's commits say whose they are
+                yield
+        finally:
+            with _LOCK:
+                held.depth -= 1
+                ended = held.depth == 0
+                if ended and held.stop is not None:  # kept while fresh; renewed only while writing
+                    held.stop.set()
+                    held.stop = None
+                if ended and not sticky:
+                    _HELD.pop(key, None)
+            if ended and not sticky and not held.lost:
+                try:
+                    _hand_back(home, view)
+                except Exception:  # the lease then ends by itself within its length
+                    pass
+
+
+def ingesting(home: Home):
+    """Hold the home's ingest lease while an ingest reads the next number and the term
+    dictionary and commits (``INGESTS``); waits for another ingest's commit."""
+    return writing(home, INGESTS, "ingest", sticky=False, wait_s=ingest_wait_s())
 
 
 def check(home: Home, view: str) -> None:

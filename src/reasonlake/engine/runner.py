@@ -116,7 +116,7 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
             if fresh:
                 parsed = spark_ingest.Parsed(parsed.rows.where(F.col("file").isin([s.file for s in fresh])), fresh)
                 reports = spark_ingest.write(
-                    home, stream, parsed, ingests, allow_duplicate=True,
+                    home, stream, parsed, allow_duplicate=True,
                     txn={"txnAppId": f"run-{query_key}", "txnVersion": batch_id})
                 report.files += len(reports)
                 report.items += sum(r.items for r in reports)

@@ -265,11 +265,21 @@ def parse_frame(home: Home, frame: DataFrame, name: str) -> Parsed:
     return Parsed(rows, [Source(name, sha, counts.items or 0, counts.bad or 0)])
 
 
-def write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: bool,
-          txn: dict | None = None) -> list:
+def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, txn: dict | None = None) -> list:
     """Append a call's events, quarantine and ingest records: an IngestReport per source.
-    ``ingests`` holds the earlier ingests (seq, stream, file, sha256); ``txn`` replaces the
-    call's Delta transaction id (the runner's: its query and micro-batch)."""
+    ``txn`` replaces the call's Delta transaction id (the runner's: its query and
+    micro-batch). Under the home's ingest lease: the ingest numbers and the new terms are
+    read and appended by one ingest at a time."""
+    from reasonlake.engine import lease
+    from reasonlake.engine.ingest import _ingests
+
+    with lease.ingesting(home):
+        return _write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate, txn=txn)
+
+
+def _write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: bool,
+           txn: dict | None) -> list:
+    """``write`` once the lease is held; ``ingests``: the earlier ingests (seq, stream, file, sha256)."""
     import polars as pl
 
     from reasonlake.engine.ingest import IngestReport
