@@ -115,6 +115,7 @@ class Lakehouse:
         close before that moves the view back to it, only with ``rewind``.
         ``progress(done, total, what)``: called per step (``engine.progress``)."""
         self.home.require_init()
+        self.home.require_created(view)
         return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind, progress=progress)
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
@@ -250,4 +251,5 @@ class Lakehouse:
         from reasonlake.engine.slide import repair_job
 
         self.home.require_init()
+        self.home.require_created(name)
         return repair_job(self.home, name, progress)

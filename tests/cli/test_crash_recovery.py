@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reasonlake.engine import faults
-from tests.cli.helpers import ex, jsonl, simple_view
+from tests.cli.helpers import TYPE, ex, jsonl, simple_view
 
 pytestmark = pytest.mark.slow
 
@@ -252,3 +252,67 @@ def test_runner_killed_mid_batch_then_restarted(cli, tmp_path, capsys):
     for close in (3000, 4000, 5000, 6000):
         assert _content(cli, "r", close) == _content(reference, "r", close), f"close {close}"
     _same_rows(read.facts(home, "r", close=6000), read.facts(whole, "r", close=6000))
+
+
+def test_init_crashed_after_a_migration_ran_then_rerun(cli, tmp_path):
+    """Migration 5 adds a table and columns: killed after they exist but before the migration
+    is recorded, `init` again records it without failing on them, and the home works."""
+    from reasonlake.engine import migrate
+    from tests.conftest import CliRunner
+
+    home = tmp_path / "fresh"
+    code, _, err = _subprocess_cli(home, "init", env_extra={faults.CRASH_AFTER_ENV: "init: migration 5"})
+    assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
+    recorded = cli_spark().read.format("delta").load(str(home / "_migrations")).select("version").collect()
+    assert sorted(r.version for r in recorded) == [1, 2, 3, 4]
+    code, _, err = _subprocess_cli(home, "init")
+    assert code == 0, err
+    recorded = cli_spark().read.format("delta").load(str(home / "_migrations")).select("version").collect()
+    assert sorted(r.version for r in recorded) == [v for v, _ in migrate.available()]
+    fresh = CliRunner(home, cli.capsys)
+    fresh("view", "create", str(simple_view(tmp_path)))
+    fresh("ingest", "s", str(jsonl(tmp_path / "e.jsonl", [(ex("a"), ex("knows"), ex("b"), 1000)])))
+    fresh("slide", "v", "--until", "4000")
+    assert f"{ex('a')} {TYPE} {ex('Agent')} ." in fresh("export", "v")
+
+
+def test_view_create_crashed_then_rerun_finishes_it(cli, tmp_path):
+    """`view create` killed after saving the definition and before the tables match it (a new
+    view, then a changed one with --rebuild): slides refuse the view meanwhile, naming the
+    fix, and the same `view create` again (no --rebuild needed) finishes it, as a view
+    created without a crash."""
+    from reasonlake.engine import read
+
+    events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 1000) for t in range(1, 7)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    for name in ("crashy", "steady"):
+        simple_view(tmp_path, name=name)
+    cli("view", "create", str(tmp_path / "steady.yaml"))
+    code, _, err = _subprocess_cli(cli.home, "view", "create", str(tmp_path / "crashy.yaml"),
+                                   env_extra={faults.CRASH_AFTER_ENV: "view create: saved"})
+    assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
+    cli("slide", "crashy", "--until", "4000", expect=1)
+    assert "stopped before it finished" in cli.last_err and "view create" in cli.last_err
+    cli("view", "create", str(tmp_path / "crashy.yaml"))
+    for name in ("crashy", "steady"):
+        cli("slide", name, "--until", "5000")
+    assert _content(cli, "crashy", 5000) == _content(cli, "steady", 5000)
+
+    changed = ("@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+               f"<{ex('knows')[1:-1]}> rdfs:range <{ex('Person')[1:-1]}> .\n")
+    for name in ("crashy", "steady"):
+        simple_view(tmp_path, name=name, tbox=changed)
+    cli("view", "create", str(tmp_path / "steady.yaml"), "--rebuild")
+    code, _, err = _subprocess_cli(cli.home, "view", "create", str(tmp_path / "crashy.yaml"), "--rebuild",
+                                   env_extra={faults.CRASH_AFTER_ENV: "view create: saved"})
+    assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
+    cli("slide", "crashy", "--until", "6000", expect=1)
+    assert "stopped before it finished" in cli.last_err
+    cli("view", "create", str(tmp_path / "crashy.yaml"))  # the same call, finished
+    for name in ("crashy", "steady"):
+        cli("slide", name, "--until", "6000")
+    for close in (5000, 6000):
+        assert _content(cli, "crashy", close) == _content(cli, "steady", close), f"close {close}"
+    assert f"{ex('b5')} {TYPE} {ex('Person')} ." in _content(cli, "crashy", 6000)
+    home = _home(cli)
+    _same_rows(read.facts(home, "crashy", close=6000), read.facts(home, "steady", close=6000))

@@ -1,9 +1,11 @@
-"""Fault points of the slide: named places where a test stops the process (crash safety).
+"""Fault points: named places where a test stops the process (crash safety).
 
 The slide calls ``reached(name)`` after each step whose effect a crash could cut short:
 ``expire``, ``reason``, ``publish``, and in a repair close ``tombstones`` and ``repair log``;
-an ingest on the executors after its events (``ingest: events``), and the runner after a
-micro-batch's ingest, before its slide (``run: ingested``).
+an ingest after its events (``ingest: events``), the runner after a micro-batch's ingest,
+before its slide (``run: ingested``), ``init`` after migration N ran and before it is
+recorded (``init: migration N``), and ``view create`` after saving the definition
+(``view create: saved``) and after rebuilding a changed view (``view create: rebuilt``).
 Nothing happens unless the environment names that point:
 
 - ``REASONLAKE_CRASH_AFTER=<name>``: exit at once with code 70 (``os._exit``: no clean-up,

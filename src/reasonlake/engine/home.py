@@ -10,7 +10,11 @@ from pyspark.sql import functions as F
 
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import migrate, table_cache
-from reasonlake.errors import HomeError, UnknownViewError
+from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
+
+# A view's fingerprint while its ``view create`` runs: saved first (the rebuild reads the
+# new definition from the table), replaced by the fingerprint itself once its tables match.
+PENDING = "pending:"
 
 MAT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule STRING"
 
@@ -88,16 +92,28 @@ class Home:
 
     # -- views ----------------------------------------------------------------------------
     def view(self, name: str) -> ViewDecl:
+        return ViewDecl.from_json(self._view_row(name).definition)
+
+    def require_created(self, name: str) -> None:
+        """Stop a command that would go on from a view whose ``view create`` stopped half-way
+        (its definition saved, its tables not yet made or rebuilt to match)."""
+        if self._view_row(name).fingerprint.startswith(PENDING):
+            raise ViewChangedError(
+                f"view '{name}': its last `view create` stopped before it finished (the new definition "
+                "is saved, its tables are not made to match yet); run the same `reasonlake view create` "
+                "again to finish it")
+
+    def _view_row(self, name: str):
         rows = table_cache.read(
             self.spark, self.path("views"), ("view", name),
-            lambda: self.table("views").where(F.col("name") == name).select("definition").collect())
+            lambda: self.table("views").where(F.col("name") == name).select("definition", "fingerprint").collect())
         if not rows:
             known = sorted(r.name for r in self.table("views").select("name").collect())
             hint = f"known views: {', '.join(known)}" if known else "no view exists yet"
             raise UnknownViewError(
                 f"unknown view '{name}' ({hint}); create it with `reasonlake view create FILE.yaml`"
             )
-        return ViewDecl.from_json(rows[0].definition)
+        return rows[0]
 
     def view_names(self) -> list[str]:
         return sorted(r.name for r in self.table("views").select("name").collect())

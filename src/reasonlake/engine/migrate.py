@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from reasonlake.engine import faults
 from reasonlake.errors import ReasonlakeError
 
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -52,6 +53,7 @@ def apply_pending(spark, home: str) -> list[str]:
             statement = statement.replace("${home}", home)
             if not _columns_there(spark, statement):
                 spark.sql(statement)
+        faults.reached(f"init: migration {version}")  # ran, not recorded: a re-run runs it again safely
         spark.sql(f"INSERT INTO {log} VALUES ({version}, '{file.name}', current_timestamp())")
         applied.append(file.name)
     return applied

@@ -118,6 +118,7 @@ def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, unt
 
 def slide(home: Home, view: str, until: int, progress: Progress | None = None) -> list[state.Published]:
     """``progress``: told of each processed close (``engine.progress``)."""
+    home.require_created(view)
     with lease.writing(home, view, "slide"):  # before the state is read: one writer per view
         return _slide(home, view, until, progress)
 

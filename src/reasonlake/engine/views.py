@@ -9,8 +9,8 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import materialization as mat
-from reasonlake.engine import foreign_commits, lease, state, violations
-from reasonlake.engine.home import Home
+from reasonlake.engine import faults, foreign_commits, lease, state, violations
+from reasonlake.engine.home import PENDING, Home
 from reasonlake.engine.terms import register_terms
 from reasonlake.errors import ViewChangedError
 from reasonlake.vocab import TYPE
@@ -64,7 +64,9 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
         for_view(decl, program)  # a recursive negative inclusion fails here, named
     existing = registered.get(decl.name)
     unchanged = existing is not None and existing.fingerprint == decl.fingerprint()
-    if existing is not None and not unchanged and not rebuild:
+    # the same definition's create stopped half-way: this call finishes it (it had consent)
+    resumed = existing is not None and existing.fingerprint == PENDING + decl.fingerprint()
+    if existing is not None and not unchanged and not rebuild and not resumed:
         old = ViewDecl.from_json(existing.definition)
         changed = [
             f for f, a, b in (
@@ -104,7 +106,8 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
-    _save(home, decl)
+    _save(home, decl, pending=True)  # a crash from here on: slides refuse, a re-run finishes
+    faults.reached("view create: saved")
     mat.create(home, decl.name)
     if program.negative() or program.checks_literals:
         violations.create(home, decl.name)
@@ -113,6 +116,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
 
         repair.create(home, decl.name)
     if not checked.existing:
+        _save(home, decl)
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
     history = state.lineage(home, decl.name)
@@ -130,14 +134,16 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     else:
         mat.overwrite(home, decl.name, decl.window, home.spark.createDataFrame(
             [], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"))
+    faults.reached("view create: rebuilt")
+    _save(home, decl)
     return CreateReport(outcome="rebuilt", rebuilt=record, **report)
 
 
-def _save(home: Home, decl: ViewDecl) -> None:
+def _save(home: Home, decl: ViewDecl, pending: bool = False) -> None:
     from delta.tables import DeltaTable
 
     row = home.spark.createDataFrame(
-        [(decl.name, decl.fingerprint(), decl.to_json())],
+        [(decl.name, PENDING * pending + decl.fingerprint(), decl.to_json())],
         "name STRING, fingerprint STRING, definition STRING",
     ).withColumn("created_at", F.current_timestamp())
     (
