@@ -316,3 +316,33 @@ def test_view_create_crashed_then_rerun_finishes_it(cli, tmp_path):
     assert f"{ex('b5')} {TYPE} {ex('Person')} ." in _content(cli, "crashy", 6000)
     home = _home(cli)
     _same_rows(read.facts(home, "crashy", close=6000), read.facts(home, "steady", close=6000))
+
+
+def test_rebuild_crashed_after_publishing_then_slide_or_rerun(cli, tmp_path):
+    """A rebuild killed after it published the window but before it recorded its close: at
+    the last close, the next slide goes on from it; rewound to an earlier close (the table no
+    longer holds the recorded one), the slide stops naming the fix, and the rebuild again
+    finishes it. Either way the closes equal an uninterrupted view's."""
+    from reasonlake.engine import read
+
+    events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 500) for t in range(1, 19)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    for name in ("crashy", "steady"):
+        simple_view(tmp_path, name=name)
+        cli("view", "create", str(tmp_path / f"{name}.yaml"))
+        cli("slide", name, "--until", "7000")
+    home = _home(cli)
+    for rewind, until in ((False, 8000), (True, 9000)):
+        at = ("--at", "1970-01-01T00:00:05Z", "--rewind") if rewind else ()
+        code, _, err = _subprocess_cli(cli.home, "rebuild", "crashy", *at,
+                                       env_extra={faults.CRASH_AFTER_ENV: "rebuild: published"})
+        assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
+        if rewind:
+            cli("slide", "crashy", "--until", str(until), expect=1)
+            assert "stopped before recording" in cli.last_err and "--rewind" in cli.last_err, cli.last_err
+            cli("rebuild", "crashy", *at)
+        for name in ("crashy", "steady"):
+            cli("slide", name, "--until", str(until))
+        for close in range(until - 2000, until + 1, 1000):
+            assert _content(cli, "crashy", close) == _content(cli, "steady", close), f"close {close}"
+        _same_rows(read.facts(home, "crashy", close=until), read.facts(home, "steady", close=until))

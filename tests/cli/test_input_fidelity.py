@@ -53,3 +53,24 @@ def test_view_names_cannot_collide_and_view_create_is_all_or_nothing(cli, tmp_pa
     cli("view", "create", str(newline), expect=1)
     assert "SQL-safe identifier" in cli.last_err
     assert _count(cli, "SELECT count(*) FROM rl_views") == 1
+
+
+def test_a_deep_class_chain_compiles_as_jumps_and_types_with_every_ancestor(cli, tmp_path, monkeypatch):
+    """4,000 classes in a chain: 8 million saturated pairs, past the 5 million bound, so
+    `view create` refused it (RL112); kept as jumps it is 44,000 rule instances, and a slide
+    types an individual with every ancestor. A bound that even the jumps pass still fails
+    with the limit and the fix."""
+    n = 4000
+    chain = "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n" + "".join(
+        f"<http://example.org/C{i}> rdfs:subClassOf <http://example.org/C{i + 1}> .\n" for i in range(n))
+    view = simple_view(tmp_path, name="deep", tbox=chain)
+    monkeypatch.setenv("REASONLAKE_MAX_SCHEMA_PAIRS", "20000")
+    cli("view", "create", str(view), expect=1)
+    assert "RL112" in cli.last_err and "REASONLAKE_MAX_SCHEMA_PAIRS" in cli.last_err and "even as jumps" in cli.last_err
+    monkeypatch.delenv("REASONLAKE_MAX_SCHEMA_PAIRS")
+    cli("view", "create", str(view))
+    typed = (ex("x"), "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", ex("C7"), 1000)
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", [typed])))
+    cli("slide", "deep", "--until", "4000")
+    lines = cli("export", "deep").splitlines()
+    assert sorted(lines) == sorted(f"{ex('x')} {typed[1]} {ex(f'C{i}')} ." for i in range(7, n + 1))

@@ -5,7 +5,8 @@ The slide calls ``reached(name)`` after each step whose effect a crash could cut
 an ingest after its events (``ingest: events``), the runner after a micro-batch's ingest,
 before its slide (``run: ingested``), ``init`` after migration N ran and before it is
 recorded (``init: migration N``), and ``view create`` after saving the definition
-(``view create: saved``) and after rebuilding a changed view (``view create: rebuilt``).
+(``view create: saved``) and after rebuilding a changed view (``view create: rebuilt``),
+and ``rebuild`` after publishing, before recording its close (``rebuild: published``).
 Nothing happens unless the environment names that point:
 
 - ``REASONLAKE_CRASH_AFTER=<name>``: exit at once with code 70 (``os._exit``: no clean-up,

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from reasonlake.engine import table_cache
-from reasonlake.errors import ForeignCommitError
+from reasonlake.errors import CloseError, ForeignCommitError
 
 MARK = "reasonlake"
 # Delta writes this session setting into every commit's commitInfo.userMetadata (a
@@ -74,15 +74,42 @@ class Commit:
     def foreign(self) -> bool:
         return self.changes_data and not (self.mark or "").startswith(MARK)
 
+    @property
+    def rebuilt_close(self) -> int | None:
+        """The close a rebuild's commit holds (``rebuild_mark``), else None."""
+        if self.mark and self.mark.startswith(_REBUILD):
+            return int(self.mark[len(_REBUILD):])
+        return None
 
-def check(spark, view: str, path: str, recorded: int) -> None:
+
+_REBUILD = f"{MARK} rebuild close="
+
+
+def rebuild_mark(close: int) -> str:
+    """The ``userMetadata`` of a rebuild's commit: the close the table holds after it."""
+    return f"{_REBUILD}{close}"
+
+
+def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> None:
     """Stop (ForeignCommitError) when the table at ``path`` has a commit after version
-    ``recorded`` that changes data and that no reasonlake writer made."""
+    ``recorded`` that changes data and that no reasonlake writer made, or (CloseError) a
+    rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
+    view back and stopped before recording it."""
+    from reasonlake.declare.durations import format_time
+
     commits = _after(spark, path, recorded)
+    stranded = [c for c in commits if c.rebuilt_close is not None and c.rebuilt_close != recorded_close]
+    if stranded:
+        at = format_time(stranded[-1].rebuilt_close)
+        raise CloseError(
+            f"view '{view}': a rebuild at {at} published the table (version {stranded[-1].version}) but "
+            f"stopped before recording that close, so the table no longer holds the view's last close"
+            f"{f' ({format_time(recorded_close)})' if recorded_close is not None else ''}; run "
+            f"`reasonlake rebuild {view} --at {at} --rewind` again to finish it, or "
+            f"`reasonlake rebuild {view}` to materialize the last close again")
     foreign = [c for c in commits if c.foreign]
     if not foreign:
         return
-    from reasonlake.declare.durations import format_time
 
     first = foreign[0]
     more = f" (and {len(foreign) - 1} more after it)" if len(foreign) > 1 else ""

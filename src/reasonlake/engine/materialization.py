@@ -151,14 +151,17 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
     return True
 
 
-def overwrite(home: Home, view: str, window: Window, facts: DataFrame) -> None:
-    """Replace the whole table in one commit (rebuild)."""
-    (
-        facts.select(
-            "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
-        )
-        .write.format("delta").mode("overwrite").save(home.mat_path(view))
-    )
+def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: int | None = None) -> None:
+    """Replace the whole table in one commit (rebuild); the commit names the ``close`` it
+    holds, so a slide can tell a rebuild that stopped before recording it."""
+    from reasonlake.engine import foreign_commits
+
+    write = facts.select(
+        "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
+    ).write.format("delta").mode("overwrite")
+    if close is not None:
+        write = write.option("userMetadata", foreign_commits.rebuild_mark(close))
+    write.save(home.mat_path(view))
 
 
 def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame, changes: DataFrame,

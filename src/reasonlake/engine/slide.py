@@ -131,7 +131,7 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
     if last is not None:  # the table as the last close left it, or as a crashed close of ours did
-        foreign_commits.check(home.spark, view, home.mat_path(view), last.version)
+        foreign_commits.check(home.spark, view, home.mat_path(view), last.version, last.close)
     closes = pending_closes(home, decl, last, until, upto_seq)
     close = next(closes, None)
     steps = Steps(progress)
@@ -398,6 +398,7 @@ def _rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool,
     steps = Steps(progress, MATERIALIZE_STEPS + 1).start()
     with collector.held_off():
         record, checked = _materialize(home, compiled, close, state.latest_ingest_seq(home), seq, steps=steps)
+    faults.reached("rebuild: published")
     state.append(home, view, record)
     steps.advance("record close")
     expect.act(decl, checked)
@@ -461,7 +462,7 @@ def _materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq:
     steps.advance("violations")
     with step("publish"):
         file_list.settle(home.spark, home.mat_path(view))
-        mat.overwrite(home, view, window, result.changes)
+        mat.overwrite(home, view, window, result.changes, close)
     steps.advance("publish")
     file_list.rebuild_ahead(home.spark, home.mat_path(view))
     if result.local is not None and compiled.repair is None:
