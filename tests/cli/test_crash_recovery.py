@@ -277,10 +277,11 @@ def test_init_crashed_after_a_migration_ran_then_rerun(cli, tmp_path):
 
 
 def test_view_create_crashed_then_rerun_finishes_it(cli, tmp_path):
-    """`view create` killed after saving the definition and before the tables match it (a new
-    view, then a changed one with --rebuild): slides refuse the view meanwhile, naming the
-    fix, and the same `view create` again (no --rebuild needed) finishes it, as a view
-    created without a crash."""
+    """`view create` killed half-way: a new view after its tables and before its definition
+    (no view yet: the re-run creates it), a changed one with --rebuild after saving the new
+    definition and before the tables match it (slides refuse the view meanwhile, naming the
+    fix, and the same `view create` again, no --rebuild needed, finishes it); both then equal
+    a view created without a crash."""
     from reasonlake.engine import read
 
     events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 1000) for t in range(1, 7)]
@@ -289,11 +290,11 @@ def test_view_create_crashed_then_rerun_finishes_it(cli, tmp_path):
         simple_view(tmp_path, name=name)
     cli("view", "create", str(tmp_path / "steady.yaml"))
     code, _, err = _subprocess_cli(cli.home, "view", "create", str(tmp_path / "crashy.yaml"),
-                                   env_extra={faults.CRASH_AFTER_ENV: "view create: saved"})
+                                   env_extra={faults.CRASH_AFTER_ENV: "view create: tables"})
     assert code == faults.CRASH_CODE, f"the crash hook did not fire: {err[-2000:]}"
     cli("slide", "crashy", "--until", "4000", expect=1)
-    assert "stopped before it finished" in cli.last_err and "view create" in cli.last_err
-    cli("view", "create", str(tmp_path / "crashy.yaml"))
+    assert "unknown view 'crashy'" in cli.last_err
+    assert "created" in cli("view", "create", str(tmp_path / "crashy.yaml"))
     for name in ("crashy", "steady"):
         cli("slide", name, "--until", "5000")
     assert _content(cli, "crashy", 5000) == _content(cli, "steady", 5000)

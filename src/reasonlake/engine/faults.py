@@ -4,8 +4,9 @@ The slide calls ``reached(name)`` after each step whose effect a crash could cut
 ``expire``, ``reason``, ``publish``, and in a repair close ``tombstones`` and ``repair log``;
 an ingest after its events (``ingest: events``), the runner after a micro-batch's ingest,
 before its slide (``run: ingested``), ``init`` after migration N ran and before it is
-recorded (``init: migration N``), and ``view create`` after saving the definition
-(``view create: saved``) and after rebuilding a changed view (``view create: rebuilt``),
+recorded (``init: migration N``), ``view create`` after a new view's tables, before its
+definition (``view create: tables``), and for a changed view after saving the definition
+(``view create: saved``) and after rebuilding (``view create: rebuilt``),
 and ``rebuild`` after publishing, before recording its close (``rebuild: published``).
 Nothing happens unless the environment names that point:
 

@@ -106,8 +106,9 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
-    _save(home, decl, pending=True)  # a crash from here on: slides refuse, a re-run finishes
-    faults.reached("view create: saved")
+    if checked.existing:  # the rebuild reads the new definition: saved first, as pending
+        _save(home, decl, pending=True)  # a crash from here on: slides refuse, a re-run finishes
+        faults.reached("view create: saved")
     mat.create(home, decl.name)
     if program.negative() or program.checks_literals:
         violations.create(home, decl.name)
@@ -116,6 +117,9 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
 
         repair.create(home, decl.name)
     if not checked.existing:
+        # a new view's tables first, its definition last: a crash before this leaves no view
+        # (the re-run creates it; the tables are made only where missing)
+        faults.reached("view create: tables")
         _save(home, decl)
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
