@@ -34,7 +34,7 @@ COMMANDS = {
     "violations": ("violations", "active_users"),
     "a mistake (no Spark)": ("ingest", "social", "examples/streams/missing.nt"),
 }
-SPARK_ONLY = [sys.executable, "-c", "from reasonlake.engine.session import get_spark; get_spark()"]
+SPARK_ONLY = [sys.executable, "-c", "from reasonlake.engine.store.session import get_spark; get_spark()"]
 
 
 def _timed(argv: list[str], env: dict, ok: tuple[int, ...] = (0,)) -> float:

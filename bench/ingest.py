@@ -108,7 +108,7 @@ def main(argv=None) -> int:
     parser.add_argument("--formats", default="jsonl,csv,nt,nq")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    from reasonlake.engine.session import get_spark
+    from reasonlake.engine.store.session import get_spark
 
     spark = get_spark()
     spark.sparkContext.setJobGroup(None, None)

@@ -14,7 +14,7 @@ SHARED = REPO.parent / "shared"
 @pytest.fixture(scope="session")
 def spark():
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "4g")  # what a user gets
-    from reasonlake.engine.session import get_spark
+    from reasonlake.engine.store.session import get_spark
 
     # each test makes its own home: a few table logs kept, not the last hundred
     session = get_spark("local[2]", conf={"spark.databricks.delta.delta.log.cacheSize": "30"})

@@ -5,12 +5,13 @@ import time
 from pathlib import Path
 
 from reasonlake.declare.view import load_view
-from reasonlake.engine import read, state
-from reasonlake.engine.home import Home, resolve_home
+from reasonlake.engine import read
 from reasonlake.engine.ingest import IngestReport, ingest_frame, ingest_paths
-from reasonlake.engine.session import get_spark
-from reasonlake.engine.slide import rebuild as rebuild_view
+from reasonlake.engine.rebuild import rebuild as rebuild_view
 from reasonlake.engine.slide import slide as slide_view
+from reasonlake.engine.store import state
+from reasonlake.engine.store.home import Home, resolve_home
+from reasonlake.engine.store.session import get_spark
 from reasonlake.engine.views import CreateReport, check_views, create_view
 
 
@@ -29,8 +30,8 @@ class Lakehouse:
         has one opens it without being asked. ``wait``: seconds a command that writes a view
         (slide, rebuild, repair, create_views of a changed view, run) waits for another
         process writing it (``WriterBusyError`` after that)."""
-        from reasonlake.engine import catalog
-        from reasonlake.engine.session import kafka_package
+        from reasonlake.engine.store import catalog
+        from reasonlake.engine.store.session import kafka_package
 
         root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         packages = (kafka_package(),) if kafka else ()
@@ -48,7 +49,7 @@ class Lakehouse:
         """Hand back the writer leases this process holds (one writer per view): at the end
         of a job, so the next writer need not wait for them to run out (60 s after the last
         write, ``REASONLAKE_LEASE_SECONDS``)."""
-        from reasonlake.engine import lease
+        from reasonlake.engine.store import lease
 
         lease.release_all()
 
@@ -56,7 +57,7 @@ class Lakehouse:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home
         and register the views (decoded, at their last published close) and the system
         tables there, kept current by every later close."""
-        from reasonlake.engine import catalog as names
+        from reasonlake.engine.store import catalog as names
 
         applied = self.home.init()
         if catalog is not None:
@@ -162,7 +163,7 @@ class Lakehouse:
         """The violations live at a close (default: the last processed one), decoded."""
         from delta.tables import DeltaTable
 
-        from reasonlake.engine import violations
+        from reasonlake.engine.store import violations_table as violations
 
         self.home.require_init()
         self.home.view(name)
@@ -170,7 +171,7 @@ class Lakehouse:
         if not history or not DeltaTable.isDeltaTable(self.spark, violations.path(self.home, name)):
             return None, history[-1].close if history else None
         record, at = read.pick(self.home, name, close, None)
-        from reasonlake.engine import retention
+        from reasonlake.engine.store import retention
 
         version = record.violations_version
         if record != history[-1]:
@@ -202,8 +203,8 @@ class Lakehouse:
         """One derivation of a triple in the view at ``close`` (default: the last processed
         close), down to stream items: (root step, close, terms by id); ``derivation.to_json``
         turns it into nested dicts."""
-        from reasonlake.engine import derivation
         from reasonlake.engine.audit import parse_triple
+        from reasonlake.engine.reason import derivation
 
         self.home.require_init()
         return derivation.why(self.home, name, parse_triple(triple, "--why"), close)
@@ -231,7 +232,7 @@ class Lakehouse:
         """Vacuum views (default: every view) to their retention (``retain``, or ``retain_ms``
         for this call): storage stops growing, and closes older than the retention can no
         longer be read. One ``retention.Vacuumed`` per view."""
-        from reasonlake.engine import retention
+        from reasonlake.engine.store import retention
 
         self.home.require_init()
         names = names or self.home.view_names()
@@ -241,14 +242,14 @@ class Lakehouse:
 
     def readable_versions(self, name: str) -> set[int] | None:
         """The versions of a view's table still readable after a vacuum (None: all of them)."""
-        from reasonlake.engine import retention
+        from reasonlake.engine.store import retention
 
         return retention.readable_versions(self.home, name)
 
     def repair(self, name: str, *, progress=None):
         """Re-check the whole current window and repair it (idempotent); (record|None, removals).
         ``progress(done, total, what)``: called per step (``engine.progress``)."""
-        from reasonlake.engine.slide import repair_job
+        from reasonlake.engine.repair_job import repair_job
 
         self.home.require_init()
         self.home.require_created(name)

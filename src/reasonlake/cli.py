@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
 def _release_leases() -> None:
     """Hand back the writer leases the command took (loaded only by a command that wrote a
     view: a command that never started Spark does not start it here)."""
-    lease = sys.modules.get("reasonlake.engine.lease")
+    lease = sys.modules.get("reasonlake.engine.store.lease")
     if lease is not None:
         lease.release_all()
 
@@ -318,7 +318,7 @@ def _run(args) -> int:
         return _validate(args)
     if args.command == "vacuum":
         from reasonlake.declare.view import parse_retention
-        from reasonlake.engine.retention import DEFAULT_RETAIN_MS
+        from reasonlake.engine.store.retention import DEFAULT_RETAIN_MS
 
         retain = parse_retention(args.retain, what="--retain") if args.retain is not None else None
         for done in _lakehouse(args).vacuum(args.views, retain_ms=retain):
@@ -438,7 +438,7 @@ def _explain(args) -> int:
 
 def _explain_why(args) -> int:
     from reasonlake.engine.audit import parse_triple
-    from reasonlake.engine.derivation import to_json
+    from reasonlake.engine.reason.derivation import to_json
 
     triple = parse_triple(args.why, "--why")  # a malformed triple is answered before Spark starts
     close = _time(args.close) if args.close else None

@@ -69,7 +69,7 @@ def _content(cli, view, close):
 
 
 def _home(cli):
-    from reasonlake.engine.home import Home
+    from reasonlake.engine.store.home import Home
 
     return Home(spark=cli_spark(), root=str(cli.home))
 
@@ -132,8 +132,9 @@ def cli_spark():
 def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     """SIGKILLed (driver and JVM) right after the expiry, the reasoning and the publish of one
     close, each attempt starting from what the one before left; then re-run to the end."""
-    from reasonlake.engine import materialization as mat
-    from reasonlake.engine import read, state
+    from reasonlake.engine import read
+    from reasonlake.engine.store import materialization as mat
+    from reasonlake.engine.store import state
 
     simple_view(tmp_path, name="killed")
     simple_view(tmp_path, name="whole")
@@ -166,7 +167,9 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     its tombstones are written, re-run and killed after its repair log is written (the table
     published, the close not recorded yet), re-run to the end: the same table, tombstones
     and repair log as an uninterrupted view."""
-    from reasonlake.engine import read, repair, state
+    from reasonlake.engine import read
+    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.store import state
     from tests.conftest import write
 
     tbox = (
@@ -240,8 +243,9 @@ def test_runner_killed_mid_batch_then_restarted(cli, tmp_path, capsys):
     reference("view", "create", str(tmp_path / "r.yaml"))
     reference("ingest", "s", incoming.as_uri())
     reference("slide", "r", "--until", "6500")
-    from reasonlake.engine import read, state
-    from reasonlake.engine.home import Home
+    from reasonlake.engine import read
+    from reasonlake.engine.store import state
+    from reasonlake.engine.store.home import Home
 
     home, whole = _home(cli), Home(spark=cli_spark(), root=str(reference.home))
     assert [r.close for r in state.lineage(home, "r")] == [r.close for r in state.lineage(whole, "r")]
@@ -257,7 +261,7 @@ def test_runner_killed_mid_batch_then_restarted(cli, tmp_path, capsys):
 def test_init_crashed_after_a_migration_ran_then_rerun(cli, tmp_path):
     """Migration 5 adds a table and columns: killed after they exist but before the migration
     is recorded, `init` again records it without failing on them, and the home works."""
-    from reasonlake.engine import migrate
+    from reasonlake.engine.store import migrations
     from tests.conftest import CliRunner
 
     home = tmp_path / "fresh"
@@ -268,7 +272,7 @@ def test_init_crashed_after_a_migration_ran_then_rerun(cli, tmp_path):
     code, _, err = _subprocess_cli(home, "init")
     assert code == 0, err
     recorded = cli_spark().read.format("delta").load(str(home / "_migrations")).select("version").collect()
-    assert sorted(r.version for r in recorded) == [v for v, _ in migrate.available()]
+    assert sorted(r.version for r in recorded) == [v for v, _ in migrations.available()]
     fresh = CliRunner(home, cli.capsys)
     fresh("view", "create", str(simple_view(tmp_path)))
     fresh("ingest", "s", str(jsonl(tmp_path / "e.jsonl", [(ex("a"), ex("knows"), ex("b"), 1000)])))

@@ -4,12 +4,12 @@ the driver is one commit that writes only the panes it touched; time travel give
 published close back."""
 from __future__ import annotations
 
-from reasonlake.engine import local_rules
+from reasonlake.engine.reason import budget
 from tests.cli.helpers import ex, jsonl, simple_view
 
 
 def test_expiry_is_a_partition_drop_and_insertions_a_merge(cli, spark, tmp_path, monkeypatch):
-    monkeypatch.setattr(local_rules, "LOCAL_ROWS", 0)  # the Spark path: the table is never held
+    monkeypatch.setattr(budget, "LOCAL_ROWS", 0)  # the Spark path: the table is never held
     view = simple_view(tmp_path)
     events = [(ex(f"a{t}"), ex("knows"), ex("b"), t * 1000) for t in range(1, 9)]
     cli("view", "create", str(view))

@@ -36,7 +36,7 @@ def _random_literals(n: int, seed: int = 7) -> list[str]:
 
 
 def cli_spark_conf(key: str) -> str:
-    from reasonlake.engine.session import get_spark
+    from reasonlake.engine.store.session import get_spark
 
     return get_spark().conf.get(key)
 

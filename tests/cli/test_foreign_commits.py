@@ -26,7 +26,7 @@ def test_a_slide_stops_at_a_change_made_outside_reasonlake_until_a_rebuild(cli, 
     assert "RL420" in cli.last_err and f"version {deleted_at}, DELETE" in cli.last_err, cli.last_err
     assert "reasonlake rebuild v" in cli.last_err
     cli("slide", "v", "--until", "6000", expect=1)  # it stays stopped: nothing was written
-    from reasonlake.engine import foreign_commits
+    from reasonlake.engine.store import foreign_commits
 
     # the log read from the driver, and the history as a table (Spark Connect): the same verdict
     for read in (foreign_commits._after_from_log, foreign_commits._after_from_history):

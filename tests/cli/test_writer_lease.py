@@ -86,7 +86,7 @@ def test_the_lease_of_a_process_of_this_machine_that_is_gone_is_taken_over(cli, 
 
 def test_a_process_keeps_a_fresh_lease_between_its_commands_and_hands_it_back(cli, spark, tmp_path):
     from reasonlake.api import Lakehouse
-    from reasonlake.engine import lease
+    from reasonlake.engine.store import lease
 
     _view_with_items(cli, tmp_path)
     lake = Lakehouse(str(cli.home), spark=spark)
@@ -116,7 +116,7 @@ def test_two_takers_that_read_the_same_row_cannot_both_commit(cli, spark, tmp_pa
 
     import polars as pl
 
-    from reasonlake.engine import arrow_commit
+    from reasonlake.engine.store import arrow_commit
     from reasonlake.errors import ConcurrentWriteError
 
     _view_with_items(cli, tmp_path)

@@ -8,12 +8,12 @@ from contextlib import contextmanager
 def evaluation_path(path: str):
     """``spark``: every rule round on Spark (the driver path off); ``driver``: the default
     threshold, so small test steps run in the driver."""
-    from reasonlake.engine import local_rules
+    from reasonlake.engine.reason import budget
 
-    saved = local_rules.LOCAL_ROWS
+    saved = budget.LOCAL_ROWS
     if path == "spark":
-        local_rules.LOCAL_ROWS = 0
+        budget.LOCAL_ROWS = 0
     try:
         yield
     finally:
-        local_rules.LOCAL_ROWS = saved
+        budget.LOCAL_ROWS = saved

@@ -11,7 +11,7 @@ import pytest
 from delta.tables import DeltaTable
 from pyspark.sql import functions as F
 
-from reasonlake.engine import arrow_commit
+from reasonlake.engine.store import arrow_commit
 
 EVENTS = ("stream STRING NOT NULL, s STRING NOT NULL, s_id BIGINT NOT NULL, ts BIGINT NOT NULL, "
           "ts_day BIGINT NOT NULL, line INT, at TIMESTAMP")

@@ -1,10 +1,10 @@
-"""Appends made idempotent by their commit's mark (reasonlake.engine.commit_marks), on real Delta."""
+"""Appends made idempotent by their commit's mark (reasonlake.engine.store.commit_marks), on real Delta."""
 from __future__ import annotations
 
 from delta.tables import DeltaTable
 from pyspark.sql import functions as F
 
-from reasonlake.engine import commit_marks
+from reasonlake.engine.store import commit_marks
 
 SCHEMA = "x BIGINT, part BIGINT"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pyspark.sql import functions as F
 
-from reasonlake.engine import dred, local_rules
-from reasonlake.engine.fixpoint import run_fixpoint
-from reasonlake.engine.program_tables import encode_program, term_ids
+from reasonlake.engine.reason import budget, dred
+from reasonlake.engine.reason.program_tables import encode_program, term_ids
+from reasonlake.engine.reason.spark_rounds import run_fixpoint
 from tests.engine.test_owl2rl_rules import RULE_IDS, _items_of, _program
 
 SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"
@@ -38,7 +38,7 @@ def test_overdelete_in_driver_equals_spark(spark, closed, monkeypatch):
     seeds = spark.createDataFrame(losers, SCHEMA)
     in_driver = dred._overdelete_in_driver(spark, base, seeds, tables)
     assert in_driver is not None, "the rules of the cases suit the driver"
-    monkeypatch.setattr(local_rules, "LOCAL_ROWS", 0)
+    monkeypatch.setattr(budget, "LOCAL_ROWS", 0)
     on_spark = dred.overdelete(spark, base, seeds, tables)
     assert _rows(in_driver[0]) == _rows(on_spark[0])
     assert in_driver[1] == on_spark[1]
@@ -47,7 +47,7 @@ def test_overdelete_in_driver_equals_spark(spark, closed, monkeypatch):
 
 def test_a_neighbourhood_past_the_budget_goes_to_spark(spark, closed, monkeypatch):
     tables, base, losers = closed
-    monkeypatch.setattr(local_rules, "LOCAL_ROWS", len(losers) + 1)
+    monkeypatch.setattr(budget, "LOCAL_ROWS", len(losers) + 1)
     assert dred._overdelete_in_driver(spark, base, spark.createDataFrame(losers, SCHEMA), tables) is None
     deleted, _ = dred.overdelete(spark, base, spark.createDataFrame(losers, SCHEMA), tables)
     assert deleted.count() > len(losers)

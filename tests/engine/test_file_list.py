@@ -1,10 +1,10 @@
-"""The materialization's file list rebuilt ahead in the background (reasonlake.engine.file_list)."""
+"""The materialization's file list rebuilt ahead in the background (reasonlake.engine.store.file_list)."""
 from __future__ import annotations
 
 from delta.tables import DeltaTable
 from pyspark.sql import functions as F
 
-from reasonlake.engine import file_list
+from reasonlake.engine.store import file_list
 
 SCHEMA = "x BIGINT, part BIGINT"
 

@@ -1,5 +1,5 @@
 """The embedded session's local file system: Hadoop's, minus a process per created file
-and per rename (reasonlake.engine.local_fs)."""
+and per rename (reasonlake.engine.store.local_fs)."""
 from __future__ import annotations
 
 import gc
@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from reasonlake.engine import local_fs
+from reasonlake.engine.store import local_fs
 
 
 def _needs_jar(tmp_path):

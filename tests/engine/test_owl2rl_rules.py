@@ -17,7 +17,7 @@ import pytest
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import OntologySource
-from reasonlake.engine.closure import close
+from reasonlake.engine.reason.closure import close
 
 OWL = "http://www.w3.org/2002/07/owl#"
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -825,10 +825,11 @@ def test_driver_path_equals_spark_path(spark, closure, request, monkeypatch):
     round on Spark): the same facts with the same origins and rule ids, the same violations
     with the same triples and origins (bindings as a set of values: a symmetric pattern
     matches one set of triples twice, y1 and y2 swapped, and either binding is the row's)."""
-    from reasonlake.engine import local_rules
+
+    from reasonlake.engine.reason import budget
 
     local = request.getfixturevalue(closure)
-    monkeypatch.setattr(local_rules, "LOCAL_ROWS", 0)
+    monkeypatch.setattr(budget, "LOCAL_ROWS", 0)
     if closure == "std":
         on_spark = close(spark, _program(unique_names=False), _items_of(RULE_IDS))
     else:

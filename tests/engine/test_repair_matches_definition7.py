@@ -204,8 +204,9 @@ def run_suite(spark, root, prefix: str, count: int = packed.EXAMPLES) -> packed.
 
 def _surviving(lake, view: str, close: int) -> dict[int, set]:
     """case number -> the window's explicit triples that repair did not tombstone, decoded."""
-    from reasonlake.engine import repair, state
-    from reasonlake.engine.terms import decode
+    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.store import state
+    from reasonlake.engine.store.dictionary import decode
 
     home = lake.home
     decl = home.view(view)

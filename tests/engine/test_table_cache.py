@@ -2,7 +2,8 @@
 commit to the table, by anyone, makes the next read go to the table."""
 from __future__ import annotations
 
-from reasonlake.engine import foreign_commits, resident, table_cache
+from reasonlake.engine.reason import resident
+from reasonlake.engine.store import foreign_commits, table_cache
 from tests.cli.helpers import TYPE, ex, jsonl, simple_view
 
 
@@ -69,7 +70,7 @@ def test_panes_read_ahead_serve_later_closes_until_an_ingest(cli, spark, tmp_pat
     lake = Lakehouse(str(cli.home), spark=spark)
     events = lake.home.path("events")
     before = table_cache.latest_commit(spark, events)
-    ahead = [v for (_, path, name), (_, v) in table_cache._ANSWERS.items()
+    ahead = [v for (path, name), (_, v) in lake.home.cache.answers.items()
              if path == events and name[0] == "panes ahead"]
     # the resident close read its pane and the panes after it: a7 is there already
     assert len(ahead) == 1 and ahead[0].until == 5000 + (admit.READ_AHEAD_PANES - 1) * 1000

@@ -3,7 +3,7 @@ tables, the rebuild and every Spark-path join): a difference would split one ter
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.engine.terms import driver_term_id, driver_term_ids, term_id
+from reasonlake.engine.store.dictionary import driver_term_id, driver_term_ids, term_id
 
 TERMS = [
     "<http://example.org/a>", "<http://例え.jp/ü>", '"plain"', '"héllo"@en-GB',
@@ -25,7 +25,7 @@ def test_driver_term_ids_equal_sparks(spark):
 def test_a_term_on_the_id_of_another_stops_the_ingest_and_writes_nothing(spark, tmp_path):
     import pytest
 
-    from reasonlake.engine.terms import register_driver_terms
+    from reasonlake.engine.store.dictionary import register_driver_terms
     from reasonlake.errors import TermCollisionError
 
     path = str(tmp_path / "terms")
@@ -53,7 +53,7 @@ def test_a_term_on_the_id_of_another_stops_the_ingest_and_writes_nothing(spark, 
 
 
 def test_the_check_hash_of_the_driver_equals_sparks(spark):
-    from reasonlake.engine.terms import _CHECK_PREFIX, _check
+    from reasonlake.engine.store.dictionary import _CHECK_PREFIX, _check
 
     rows = spark.createDataFrame([(t,) for t in TERMS], "term STRING").select(
         term_id(F.concat(F.lit(_CHECK_PREFIX), F.col("term"))).alias("check")).collect()
@@ -61,7 +61,7 @@ def test_the_check_hash_of_the_driver_equals_sparks(spark):
 
 
 def test_a_small_batch_is_checked_against_the_ids_kept_in_the_driver(spark, tmp_path):
-    from reasonlake.engine.terms import append_terms, few_unseen_terms
+    from reasonlake.engine.store.dictionary import append_terms, few_unseen_terms
 
     path = str(tmp_path / "terms")
     known = "<http://example.org/known>"

@@ -16,9 +16,11 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import local_rules, table_cache
-from reasonlake.engine.driver_step import to_spark
-from reasonlake.engine.home import Home
+from reasonlake.engine import arrow_bridge
+from reasonlake.engine.arrow_bridge import to_spark
+from reasonlake.engine.store import table_cache
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.schemas import ITEM_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.plan.windows import Window
 
@@ -30,7 +32,6 @@ BEFORE_START = ("its time is at or before the start of the view's windows ({star
                 "view holds it (a view with an earlier `start` would)")
 
 ITEM_COLUMNS = ["s", "p", "o", "origin", "rule", "n"]
-ITEM_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, n BIGINT"
 
 
 @dataclass
@@ -117,7 +118,7 @@ READ_AHEAD_PANES = 32
 
 
 def _events(events: DataFrame, limit: int) -> pl.DataFrame | None:
-    table = local_rules.collect_arrow(events, EVENT_COLUMNS, limit=limit)
+    table = arrow_bridge.collect_arrow(events, EVENT_COLUMNS, limit=limit)
     return None if table is None else pl.from_arrow(table)
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine import repair as rep
-from reasonlake.engine.home import Home
-from reasonlake.engine.program_tables import term_ids
+from reasonlake.engine import repair_step as rep
+from reasonlake.engine.reason.program_tables import term_ids
+from reasonlake.engine.store.home import Home
 from reasonlake.errors import UsageError
 
 
@@ -31,7 +31,14 @@ class RemovalRecord:
 
 
 def parse_triple(text: str, flag: str = "--removed") -> tuple[str, str, str]:
-    from reasonlake.parse.terms import OBJECT, PREDICATE, SUBJECT, TermError, normalize_term, split_statement
+    from reasonlake.parse.terms import (
+        OBJECT,
+        PREDICATE,
+        SUBJECT,
+        TermError,
+        normalize_term,
+        split_statement,
+    )
 
     line = text.strip()
     if not line.endswith("."):
@@ -102,7 +109,7 @@ def presence(home: Home, view: str, triple_text: str) -> Presence:
     """When a fact was last in the view, with which origin and rule, and why it left: its
     origin plus the window's width had passed (expiry), or not (its premises left or repair
     removed it). Reads the view's published versions, latest first."""
-    from reasonlake.engine import state
+    from reasonlake.engine.store import state
 
     decl = home.view(view)
     window = decl.window

@@ -17,9 +17,10 @@ from pyspark.sql import functions as F
 
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import read, retention, state
-from reasonlake.engine.home import Home
-from reasonlake.engine.terms import decode
+from reasonlake.engine import read
+from reasonlake.engine.store import retention, state
+from reasonlake.engine.store.dictionary import decode
+from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
 from reasonlake.plan.windows import NEVER
 

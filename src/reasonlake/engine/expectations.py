@@ -24,7 +24,8 @@ from pyspark.sql import functions as F
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.expectations import UserExpectation, build
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine.home import Home
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.schemas import EXPECTATION_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.errors import ExpectationFailedError
 from reasonlake.plan.windows import NEVER
@@ -32,8 +33,6 @@ from reasonlake.plan.windows import NEVER
 BUILTIN = "builtin"
 TRIPLE = ("subject", "predicate", "object")
 EXAMPLES = 5  # unexpected rows kept per failed expectation
-_SCHEMA = ("view STRING, close BIGINT, version BIGINT, run STRING, suite STRING, expectation STRING, "
-           "kwargs STRING, success BOOLEAN, observed STRING, unexpected STRING")
 
 
 @dataclass(frozen=True)
@@ -154,7 +153,7 @@ def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: 
     yield from run_on.validate(f"{decl.name}_builtin", frame, checks, BUILTIN)
     bound = decl.expectations.max_violations if decl.expectations is not None else None
     if bound is not None:
-        from reasonlake.engine import violations
+        from reasonlake.engine.store import violations_table as violations
 
         live = violations.live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
             else home.spark.createDataFrame([], "key STRING")
@@ -169,8 +168,8 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
     expiration pane the origin implies, the subject's text when it is a literal, and an
     explicit fact's ids when no stream item of the window has that triple at that time (null
     when all is well, so a failed check lists the offending values)."""
-    from reasonlake.engine.materialization import expiration_pane
-    from reasonlake.engine.terms import decode
+    from reasonlake.engine.store.dictionary import decode
+    from reasonlake.engine.store.materialization import expiration_pane
 
     window = decl.window
     items = (home.table("events")
@@ -191,7 +190,7 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
 def _has_violations(home: Home, view: str) -> bool:
     from delta.tables import DeltaTable
 
-    from reasonlake.engine import violations
+    from reasonlake.engine.store import violations_table as violations
 
     return DeltaTable.isDeltaTable(home.spark, violations.path(home, view))
 
@@ -331,6 +330,6 @@ def _plain(value):
 def _record(home: Home, outcome: Outcome, run: str) -> None:
     rows = [(outcome.view, outcome.close, outcome.version, run, r.suite, r.expectation, r.kwargs, r.success,
              r.observed, r.unexpected) for r in outcome.results]
-    from reasonlake.engine import arrow_commit
+    from reasonlake.engine.store import arrow_commit
 
-    arrow_commit.append_rows(home.spark, home.path("expectations"), rows, _SCHEMA)
+    arrow_commit.append_rows(home.spark, home.path("expectations"), rows, EXPECTATION_SCHEMA)

@@ -13,19 +13,21 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine import admit, arrow_commit, faults, lease, table_cache
-from reasonlake.engine.home import Home
+from reasonlake.engine import admit, faults
 from reasonlake.engine.progress import Progress, Steps
+from reasonlake.engine.store import arrow_commit, lease, table_cache
+from reasonlake.engine.store.dictionary import (
+    append_terms,
+    driver_term_ids,
+    unseen_terms,
+)
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.schemas import EVENT_SCHEMA
 from reasonlake.engine.timing import step
-from reasonlake.engine.terms import append_terms, driver_term_ids, unseen_terms
 from reasonlake.errors import DuplicateFileError, IngestError
 from reasonlake.parse.formats import parse_file
 
 DAY_MS = 86_400_000
-EVENT_SCHEMA = (
-    "stream STRING, s STRING, p STRING, o STRING, s_id BIGINT, p_id BIGINT, o_id BIGINT, ts BIGINT, "
-    "ts_day BIGINT, ingest_seq BIGINT, file STRING, line INT, event INT"
-)
 
 
 @dataclass(frozen=True)

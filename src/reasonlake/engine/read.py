@@ -6,9 +6,9 @@ from pyspark.sql import functions as F
 
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import state
-from reasonlake.engine.home import Home
-from reasonlake.engine.terms import decode
+from reasonlake.engine.store import state
+from reasonlake.engine.store.dictionary import decode
+from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
 from reasonlake.plan.windows import NEVER
 
@@ -65,7 +65,7 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
 
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
-    from reasonlake.engine import retention
+    from reasonlake.engine.store import retention
 
     record, at = pick(home, view, close, version)
     latest = record == state.lineage(home, view)[-1]
@@ -76,7 +76,7 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
 
 def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bool) -> DataFrame:
     """``facts`` of a record already picked (and, when not the latest, checked readable)."""
-    from reasonlake.engine import retention
+    from reasonlake.engine.store import retention
 
     window = home.view(view).window
     version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
@@ -131,7 +131,7 @@ _REGISTERED = "reasonlake.sql.tables"
 def register_sql_views(home: Home) -> list[str]:
     """Each view as a temporary table named after it, its violations and repairs as
     <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted."""
-    from reasonlake.engine import catalog
+    from reasonlake.engine.store import catalog
 
     registered: list[str] = []
     for name in home.view_names():
@@ -155,7 +155,7 @@ def register_sql_views(home: Home) -> list[str]:
 def repairs_decoded(home: Home, view: str) -> DataFrame:
     """The repair log with triples as N-Triples: close, version, mode, rule, removed,
     removed_at, conflict (the conflict set) and winners (its newer members that stay)."""
-    from reasonlake.engine import repair
+    from reasonlake.engine import repair_step as repair
 
     log = home.spark.read.format("delta").load(repair.repairs_path(home, view))
     terms = home.table("terms")

@@ -19,11 +19,10 @@ import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, spark_ingest
-from reasonlake.engine.home import Home
+from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
 from reasonlake.errors import EnvironmentSetupError, UsageError
 from reasonlake.parse.formats import SUPPORTED_SUFFIXES
-
 
 _BINARY_FILE = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 
@@ -80,13 +79,12 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
     (``available-now``) or for ever (an interval such as ``30 seconds``), ingesting every new
     file or message and sliding ``views`` after each micro-batch."""
     from reasonlake.engine.ingest import _ingests
-    from reasonlake.engine.slide import slide
 
     for view in views:
         home.view(view)  # unknown views fail before the query starts
     stream = _stream_of(home, views)
     report = RunReport(newest_event=_newest_event(home, stream))
-    from reasonlake.engine import state
+    from reasonlake.engine.store import state
 
     for view in views:
         history = state.lineage(home, view)
@@ -166,8 +164,8 @@ def _slide_on(home: Home, view: str, report: RunReport, until: int) -> list:
     """``slide``, going on past a close a failed expectation withheld (on_failure: fail):
     a runner lives for hours, and one bad close must not stop every view; the close is
     recorded and withheld, the failure printed and counted in the report."""
-    from reasonlake.engine import state
     from reasonlake.engine.slide import slide
+    from reasonlake.engine.store import state
     from reasonlake.errors import ExpectationFailedError
 
     closed: list = []
@@ -202,7 +200,7 @@ def _kafka_reader(home: Home, source: KafkaSource):
     except AnalysisException as exc:
         if "kafka" not in str(exc).lower():
             raise
-        from reasonlake.engine.session import kafka_package
+        from reasonlake.engine.store.session import kafka_package
 
         raise EnvironmentSetupError(
             f"this Spark session has no Kafka connector: add the Maven package {kafka_package()} to the "

@@ -19,19 +19,20 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import faults, table_cache
-from reasonlake.engine.home import Home
-from reasonlake.engine.terms import append_terms, few_unseen_terms, register_terms, term_id
+from reasonlake.engine import faults
+from reasonlake.engine.store import table_cache
+from reasonlake.engine.store.dictionary import (
+    append_terms,
+    few_unseen_terms,
+    register_terms,
+    term_id,
+)
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.schemas import PARSED_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.errors import DuplicateFileError, IngestError
 
 DAY_MS = 86_400_000
-# One row per item, per rejected row, and one per file (kind 'file': its sha256 and counts,
-# or kind 'fatal': why the whole file cannot be read).
-PARSED_SCHEMA = (
-    "kind STRING, file STRING, sha256 STRING, s STRING, p STRING, o STRING, ts BIGINT, line INT, "
-    "event INT, raw STRING, reason STRING"
-)
 _FIELDS = [f.split(" ")[0] for f in PARSED_SCHEMA.split(", ")]
 _BATCH_ROWS = 100_000
 # Up to this many items a call, its terms are checked in the driver (few_unseen_terms).
@@ -270,8 +271,8 @@ def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, txn
     ``txn`` replaces the call's Delta transaction id (the runner's: its query and
     micro-batch). Under the home's ingest lease: the ingest numbers and the new terms are
     read and appended by one ingest at a time."""
-    from reasonlake.engine import lease
     from reasonlake.engine.ingest import _ingests
+    from reasonlake.engine.store import lease
 
     with lease.ingesting(home):
         return _write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate, txn=txn)

@@ -11,7 +11,6 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 
-
 _RECORDERS: list[dict] = []
 
 

@@ -8,10 +8,12 @@ from pyspark.sql import functions as F
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine import materialization as mat
-from reasonlake.engine import faults, foreign_commits, lease, state, violations
-from reasonlake.engine.home import PENDING, Home
-from reasonlake.engine.terms import register_terms
+from reasonlake.engine import faults
+from reasonlake.engine.store import foreign_commits, lease, state
+from reasonlake.engine.store import materialization as mat
+from reasonlake.engine.store import violations_table as violations
+from reasonlake.engine.store.dictionary import register_terms
+from reasonlake.engine.store.home import PENDING, Home
 from reasonlake.errors import ViewChangedError
 from reasonlake.vocab import TYPE
 
@@ -113,7 +115,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     if program.negative() or program.checks_literals:
         violations.create(home, decl.name)
     if decl.repair != "none":
-        from reasonlake.engine import repair
+        from reasonlake.engine import repair_step as repair
 
         repair.create(home, decl.name)
     if not checked.existing:
@@ -124,7 +126,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
     history = state.lineage(home, decl.name)
-    from reasonlake.engine.slide import rebuild as rebuild_view
+    from reasonlake.engine.rebuild import rebuild as rebuild_view
 
     record = None
     if history:
@@ -132,7 +134,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
         # of the new window's closes, which a rebuild --at would require
         record = rebuild_view(home, decl.name, None, now=now)
         if decl.repair != "none":  # the new definition may find conflicts the old one did not
-            from reasonlake.engine.slide import repair_job
+            from reasonlake.engine.repair_job import repair_job
 
             record = repair_job(home, decl.name)[0] or record
     else:

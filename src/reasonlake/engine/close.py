@@ -1,0 +1,315 @@
+"""One window close of a view, as an object with one method per step (DESIGN §3).
+
+``start`` decides once where the close runs. A ``DriverClose`` starts from the facts this
+process kept in the driver after publishing the table's latest commit (``resident``) and
+reasons there; a ``SparkClose`` reads the table and runs its rounds through Spark (which
+still brings them to the driver when the table and the seed fit its budget:
+``spark_rounds.run_fixpoint``). A driver close whose step outgrows the budget hands over to
+a Spark close at the rounds (``DriverClose.reason``) and goes on from the table.
+
+The slide job calls the steps in order (``slide.process_close``): expire, admit, repair,
+reason, find violations, publish, record. Every step is idempotent, so a re-run after a
+crash anywhere gives the table an uninterrupted run gives.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import polars as pl
+from pyspark.sql import functions as F
+
+from reasonlake.engine import expectations as expect
+from reasonlake.engine import faults
+from reasonlake.engine import repair_step as rep
+from reasonlake.engine.admit import Admission, admit, record_late
+from reasonlake.engine.compiled import Compiled, seed
+from reasonlake.engine.reason import budget, resident
+from reasonlake.engine.reason.spark_rounds import (
+    FixpointResult,
+    find_violations,
+    run_fixpoint,
+    run_resident,
+)
+from reasonlake.engine.store import file_list, state
+from reasonlake.engine.store import materialization as mat
+from reasonlake.engine.store import violations_table as viol
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.timing import step
+
+
+def start(home: Home, compiled: Compiled, close: int, last: state.Published | None, upto_seq: int,
+          seq: int) -> Close:
+    """The close, run in the driver when this process holds the table's facts and they fit
+    the driver's budget (``budget.enabled``), else on Spark. Repair views always read the
+    table: their step changes it in several places."""
+    decl = compiled.decl
+    facts = resident.take(home, decl.name, decl.fingerprint()) if compiled.repair is None else None
+    if facts is not None and budget.enabled(facts.height):
+        return DriverClose(home, compiled, close, last, upto_seq, seq, facts=facts)
+    return SparkClose(home, compiled, close, last, upto_seq, seq)
+
+
+@dataclass(frozen=True)
+class ChangeStats:
+    n: int
+    derived: int
+    renewed: int
+
+
+class Close:
+    """What every close does the same way, wherever it reasons."""
+
+    def __init__(self, home: Home, compiled: Compiled, close: int, last: state.Published | None,
+                 upto_seq: int, seq: int):
+        self.home, self.compiled, self.decl = home, compiled, compiled.decl
+        self.close, self.last, self.upto_seq, self.seq = close, last, upto_seq, seq
+        self.started = time.perf_counter()
+        self.expired = 0
+        self.admission: Admission | None = None
+        self.late = 0
+        self.repaired: rep.Repaired | None = None
+        self.result: FixpointResult | None = None
+        self.stats: ChangeStats | None = None
+        self.found = None  # the violations frame (None: the program searches none)
+        self.recorded = False  # violations were written at this close
+        self.version: int | None = None
+
+    @property
+    def mat_path(self) -> str:
+        return self.home.mat_path(self.decl.name)
+
+    def admit(self, driver_rows: int = 0) -> None:
+        """The window's new pane and the late events (recorded with the close's seq)."""
+        last = self.last
+        with step("admit"):
+            self.admission = admit(
+                self.home, self.decl.stream, self.decl.window, self.close,
+                previous=last.close if last else None,
+                seen_seq=last.events_seq if last else self.upto_seq,
+                upto_seq=self.upto_seq, driver_rows=driver_rows,
+            )
+            with step("admit: late"):
+                self.late = record_late(self.home, self.decl.name, self.admission.late, self.close, self.seq)
+
+    def repair(self) -> None:
+        """Newest-wins repair of the new items (repair views only: a Spark close)."""
+
+    def seed_frame(self):
+        """The close's candidates as a Spark frame: the admitted items (those that survived
+        repair), the background at a view's first close, and what repair re-derives."""
+        repaired = self.repaired
+        lost = repaired is not None and repaired.decision.removals
+        items = repaired.seed if lost else self.admission.items.drop("n")
+        frame = seed(self.compiled, items, first=self.last is None)
+        if repaired is not None and repaired.restore is not None:
+            frame = frame.unionByName(repaired.restore)
+        return frame
+
+    def _reasoned(self, result: FixpointResult) -> None:
+        self.result = result
+        faults.reached("reason")
+        self.stats = change_stats(result)
+
+    def find_violations(self, base=None) -> None:
+        """Violations the close's changes take part in, recorded when there are any."""
+        result, tables = self.result, self.compiled.tables
+        with step("violations"):
+            self.found = find_violations(self.home.spark, base, result, tables,
+                                         terms=lambda: self.home.table("terms"))
+            # found in the driver, the search counted its rows: none, no commit (and no job to ask)
+            self.recorded = self.found is not None and not (
+                result.local is not None and result.local.violations_found == 0)
+        if self.recorded:
+            with step("record violations"):
+                viol.record(self.home, self.decl.name, self.decl.window, self.found, self.close)
+
+    def _published(self) -> None:
+        faults.reached("publish")
+        file_list.rebuild_ahead(self.home.spark, self.mat_path)  # for the next close, while this one records itself
+        self.version = mat.version(self.home, self.decl.name)
+        if self.result.local is not None and self.compiled.repair is None:
+            resident.keep(self.home, self.decl.name, self.decl.fingerprint(), self.result.local.known)
+
+    def record(self) -> state.Published:
+        """The repair log, the expectations, then the close's record: readers see it from here."""
+        home, decl, repaired = self.home, self.decl, self.repaired
+        if repaired is not None:
+            with step("repair log"):
+                rep.log_repairs(home, decl.name, repaired.decision, self.close, self.seq, self.version, "slide")
+            faults.reached("repair log")
+        checked = expect.after_close(home, decl, self.close, self.version, self.upto_seq)
+        searched = self.found is not None
+        record = state.Published(
+            seq=self.seq, close=self.close, version=self.version, mode="slide",
+            events_seq=self.upto_seq, admitted=self.admission.count, expired=self.expired,
+            derived=self.stats.derived, renewed=self.stats.renewed, rounds=self.result.rounds,
+            late=self.late, seconds=round(time.perf_counter() - self.started, 3),
+            violations=_live_violations(home, decl.name, self.close, self.last, searched, self.recorded),
+            repairs=len(repaired.decision.removals) if repaired is not None else 0,
+            violations_version=viol.version(home, decl.name) if searched else None,
+            **expect.record_fields(decl, checked),
+        )
+        with step("record close"):
+            state.append(home, decl.name, record)
+        expect.act(decl, checked)
+        return record
+
+
+class DriverClose(Close):
+    """A close from the facts held in the driver: no table read; expiry and the panes the
+    close touched published in one commit when they are few."""
+
+    def __init__(self, *args, facts: pl.DataFrame):
+        super().__init__(*args)
+        self.facts = facts
+        self.dropping = False  # expired partitions still to drop (with the publish, in one commit)
+
+    def expire(self) -> None:
+        with step("expire"):
+            self.facts, self.expired = resident.expire(self.facts, self.decl.window.opens(self.close))
+            self.dropping = self.expired > 0
+        faults.reached("expire")
+
+    def admit(self) -> None:
+        super().admit(driver_rows=budget.LOCAL_ROWS - self.facts.height)
+
+    def reason(self) -> Close:
+        """This close, reasoned; a Spark close that goes on from the table when the step
+        outgrows the driver."""
+        admission, tables = self.admission, self.compiled.tables
+        with step("rounds"):
+            # the admitted rows are the whole seed unless the background joins it (first close)
+            only_admitted = admission.rows is not None and (self.last is not None or tables.background is None)
+            result = run_resident(self.home.spark, self.facts, None if only_admitted else self.seed_frame(), tables,
+                                  seed_rows=admission.rows.drop("n") if only_admitted else None)
+        if result is not None:
+            self._reasoned(result)
+            return self
+        return SparkClose.taking_over(self)
+
+    def publish(self) -> None:
+        home, decl = self.home, self.decl
+        file_list.settle(home.spark, self.mat_path)
+        with step("publish"):
+            replaced = _replace_panes(home, decl, self.result, self.stats, self.close if self.dropping else None)
+        if self.dropping and not replaced:
+            mat.drop_expired(home, decl.name, self.close)
+        if self.stats.n and not replaced:
+            with step("publish"):
+                mat.publish(home, decl.name, decl.window, self.result.changes,
+                            old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+        self._published()
+
+
+class SparkClose(Close):
+    """A close from the table: expiry as a partition drop, the table read once after it,
+    repair and rounds through Spark, the change published with MERGE."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.base = None  # the table after expiry (and repair), read once
+
+    @classmethod
+    def taking_over(cls, driver: DriverClose) -> SparkClose:
+        """A driver close that outgrew the driver, from its admission on: its expired
+        partitions dropped, the table read, the rounds run on Spark."""
+        close = cls(driver.home, driver.compiled, driver.close, driver.last, driver.upto_seq, driver.seq)
+        close.started, close.expired = driver.started, driver.expired
+        close.admission, close.late = driver.admission, driver.late
+        file_list.settle(close.home.spark, close.mat_path)
+        if driver.dropping:
+            mat.drop_expired(close.home, close.decl.name, close.close)
+        close.base = close._read_table()
+        return close.reason()
+
+    def expire(self) -> None:
+        home, name = self.home, self.decl.name
+        file_list.settle(home.spark, self.mat_path)  # the table is read and changed from the start
+        with step("expire"):
+            self.expired = mat.expire(home, name, self.close)
+            if self.compiled.repair is not None:
+                rep.expire(home, name, self.close)
+        faults.reached("expire")
+
+    def _read_table(self):
+        with step("read materialization"):
+            # The table after expiry, read once: every round joins it, and a Delta scan per
+            # round (snapshot, file index, deletion vectors) costs far more than one local copy.
+            return mat.current(self.home, self.decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
+
+    def admit(self) -> None:
+        super().admit()
+        self.base = self._read_table()
+
+    def repair(self) -> None:
+        if self.compiled.repair is None:
+            return
+        with step("repair"):
+            self.repaired = rep.run(self.home, self.compiled, self.close, self.last, self.upto_seq, self.seq,
+                                    self.base)
+        if self.repaired.decision.removals:
+            self.base = self.repaired.base
+
+    def reason(self) -> Close:
+        with step("rounds"):
+            self._reasoned(run_fixpoint(self.home.spark, self.base, self.seed_frame(), self.compiled.tables))
+        return self
+
+    def find_violations(self) -> None:
+        super().find_violations(self.base)
+
+    def publish(self) -> None:
+        home, decl, repaired = self.home, self.decl, self.repaired
+        file_list.settle(home.spark, self.mat_path)
+        with step("publish"):
+            if repaired is not None and repaired.deleted is not None:
+                mat.publish_repaired(home, decl.name, decl.window, repaired.base, self.result.changes,
+                                     repaired.deleted)
+            elif self.stats.n:
+                mat.publish(home, decl.name, decl.window, self.result.changes,
+                            old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+        self._published()
+
+
+def _live_violations(home: Home, view: str, close: int, last, searched: bool, recorded: bool) -> int:
+    """Violations live at ``close``: none when the program has no negative rule, or when
+    none was live at the last close and none was recorded at this one (live ones only
+    leave as closes pass); else one read of the violations table."""
+    if not searched or (not recorded and last is not None and last.violations == 0):
+        return 0
+    return viol.count_live(home, view, close)
+
+
+def _replace_panes(home: Home, decl, result, stats: ChangeStats, drop_upto: int | None) -> bool:
+    """Publish a close run from the resident facts by writing again the panes it touched
+    (expiry in the same commit); False when a MERGE writes less (nothing written then)."""
+    if result.local is None or not (stats.n or drop_upto is not None):
+        return False
+    window = decl.window
+    panes = set(result.local.changed.select(mat.pane_of(pl.col("origin"), window).unique()).to_series().to_list())
+    panes.update(_renewed_panes(result, window))
+    return mat.replace_panes(home, decl.name, window, result.local.known, panes, drop_upto)
+
+
+def _renewed_panes(result, window) -> list[int] | None:
+    """The panes renewed facts leave, from the driver's rows (None: the step ran on Spark)."""
+    if result.local is None:
+        return None
+    renewed = result.local.changed.filter(pl.col("prev_origin").is_not_null())
+    return sorted(renewed.select(mat.pane_of(pl.col("prev_origin"), window).unique()).to_series().to_list())
+
+
+def change_stats(result) -> ChangeStats:
+    """Counts of a fixpoint result's changes: from the driver's rows when the step ran
+    there, else one Spark job."""
+    if result.local is not None:
+        rows = result.local.changed
+        return ChangeStats(n=rows.height, derived=rows.filter(pl.col("rule") != "explicit").height,
+                           renewed=rows.filter(pl.col("prev_origin").is_not_null()).height)
+    row = result.changes.agg(
+        F.count("*").alias("n"),
+        F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
+        F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)).alias("renewed"),
+    ).first()
+    return ChangeStats(n=row.n, derived=row.derived or 0, renewed=row.renewed or 0)

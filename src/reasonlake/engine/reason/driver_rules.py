@@ -1,0 +1,322 @@
+"""The compiled rules as vectorized joins over Arrow in the driver (Polars), for closes
+whose facts fit in the driver's memory budget (``driver_budget``).
+
+A Spark job has a fixed price (a plan, a stage, a broadcast), and a round runs dozens of
+them; evaluated row by row in Python, a round costs a microsecond per match. Here a round
+is a handful of hash joins over columns: the linear rules (hierarchies, domains, ranges,
+sub-properties, through the saturated TBox) are two joins with the rule tables, a
+transitive property two self-joins, and each multi-premise group one join per premise
+(Δ at one position, the constants table, then the other premises from every fact seen,
+most bound first). The semantics are ``fixpoint``'s to the row: a derivation takes the min
+of its premises' origins, a fact keeps the max (an explicit item winning a tie, then the
+greatest rule id), and a candidate enters Δ only if it beats what is known.
+
+Facts are frames with columns s, p, o, origin (64-bit ids and times) and rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
+from reasonlake.engine.reason.spark_joins import JoinGroup
+from reasonlake.engine.store.schemas import EXPLICIT, KEY
+
+FACT_SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}
+
+
+def empty(schema: dict = FACT_SCHEMA) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+@dataclass
+class VectorProgram:
+    """A compiled program's tables as frames (collected once per view compile)."""
+
+    by_value: pl.DataFrame  # in_p, in_o, rule, head_s_from_o, out_p, out_o_from, out_o
+    by_property: pl.DataFrame  # in_p, rule, head_s_from_o, out_p, out_o_from, out_o
+    transitive: pl.DataFrame  # p, trule
+    joins: list[JoinGroup]
+    negative: list[JoinGroup]
+    same_as_id: int
+
+
+def vector_program(tables: ProgramTables) -> VectorProgram:
+    if tables.vector is not None:
+        return tables.vector
+    by_value = pl.from_arrow(tables.by_value.toArrow())
+    by_property = pl.from_arrow(tables.by_property.toArrow())
+    transitive = (pl.from_arrow(tables.transitive.toArrow()).rename({"rule": "trule"})
+                  if tables.transitive is not None else pl.DataFrame(schema={"p": pl.Int64, "trule": pl.String}))
+    program = VectorProgram(by_value, by_property, transitive, tables.joins, tables.negative, tables.same_as_id)
+    tables.vector = program
+    return program
+
+
+# --- one rule application -----------------------------------------------------------------
+
+def _linear(delta: pl.LazyFrame, rules: pl.DataFrame, on: list[str]) -> pl.LazyFrame:
+    premises = delta.select(*KEY, "origin")  # the rule's id is the one that fires, not the premise's
+    joined = premises.join(rules.lazy(), left_on=on, right_on=["in_p", "in_o"][:len(on)], how="inner")
+    return joined.select(
+        pl.when(pl.col("head_s_from_o")).then(pl.col("o")).otherwise(pl.col("s")).alias("s"),
+        pl.col("out_p").alias("p"),
+        pl.when(pl.col("out_o_from") == FROM_S).then(pl.col("s"))
+        .when(pl.col("out_o_from") == CONSTANT).then(pl.col("out_o"))
+        .otherwise(pl.col("o")).alias("o"),
+        "origin",
+        "rule",
+    ).filter(pl.col("s") >= 0)  # literals (negative ids) never stand in subject position
+
+
+def touching(big: pl.LazyFrame, column: str, values: pl.Series) -> pl.LazyFrame:
+    """The rows of ``big`` whose ``column`` holds one of ``values``. A scan probing a hash set
+    of the few values, so that joining a small Δ with the window hashes Δ's neighbours, not
+    the whole window: a close then costs a scan of the window, not a hash build of it."""
+    return big.filter(_among(column, values))
+
+
+def _among(column: str, values: pl.Series) -> pl.Expr:
+    return pl.col(column).is_in(values.unique().implode())
+
+
+def _transitive(delta: pl.DataFrame, full: pl.LazyFrame, props: pl.DataFrame) -> pl.LazyFrame:
+    d = delta.select(*KEY, "origin").join(props, on="p", how="inner")
+    f = full.join(props.lazy().select("p"), on="p", how="semi").select(*KEY, "origin")
+    # (a p b) in Δ then (b p c) known, and (x p a) known then (a p b) in Δ
+    left = d.lazy().join(touching(f, "s", d.get_column("o")), left_on=["p", "o"], right_on=["p", "s"],
+                         how="inner", suffix="_r").select(
+        "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
+        pl.col("trule").alias("rule"))
+    right = touching(f, "o", d.get_column("s")).join(d.lazy(), left_on=["p", "o"], right_on=["p", "s"],
+                                                     how="inner", suffix="_r").select(
+        "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
+        pl.col("trule").alias("rule"))
+    out = pl.concat([left, right])
+    # x owl:sameAs x (eq-ref) holds for every term: it is not materialized.
+    return out.filter(~((pl.col("rule") == "eq-trans") & (pl.col("s") == pl.col("o"))))
+
+
+def _column(term) -> str:
+    kind, value = term
+    return f"v_{value}" if kind == "v" else f"k{value}"
+
+
+def _slot_values(group: JoinGroup, term) -> list[int] | None:
+    kind, value = term
+    if kind != "k":
+        return None
+    cache = group.__dict__.setdefault("_vector_slots", {})
+    if value not in cache:
+        cache[value] = sorted({row[1 + value] for row in group.rows})
+    return cache[value]
+
+
+def _predicates(group: JoinGroup, i: int) -> frozenset | None:
+    """The predicates premise i can match (None: any)."""
+    values = _slot_values(group, group.body[i][1])
+    return None if values is None else frozenset(values)
+
+
+def _as_atom(facts, group: JoinGroup, j: int, keep_triple: bool):
+    """``facts`` matched to premise j: its terms as binding columns (v_<variable>, k<slot>),
+    cut down to the constants the group's rows put there."""
+    atom = group.body[j]
+    columns: dict[str, str] = {}
+    conditions = []
+    for position, term in zip(KEY, atom):
+        name = _column(term)
+        if name in columns:  # a term twice in the premise (x P x): equal terms only
+            conditions.append(pl.col(position) == pl.col(columns[name]))
+        else:
+            columns[name] = position
+        values = _slot_values(group, term)
+        if values is not None:
+            conditions.append(pl.col(position).is_in(values))
+    if conditions:
+        facts = facts.filter(*conditions)
+    selected = [pl.col(position).alias(name) for name, position in columns.items()]
+    selected.append(pl.col("origin").alias(f"origin{j}"))
+    if keep_triple:
+        selected += [pl.col(x).alias(f"t{j}{x}") for x in KEY]
+    return facts.select(selected)
+
+
+def _order(group: JoinGroup, i: int) -> list[int]:
+    """The other premises in join order: most variables already bound, then most constants."""
+    cache = group.__dict__.setdefault("_vector_order", {})
+    if i not in cache:
+        cache[i] = _join_order(group, i)
+    return cache[i]
+
+
+def _join_order(group: JoinGroup, i: int) -> list[int]:
+    bound = {v for kind, v in group.body[i] if kind == "v"}
+    remaining = [j for j in range(len(group.body)) if j != i]
+    order = []
+    while remaining:
+        def score(j):
+            atom = group.body[j]
+            return (sum(1 for kind, v in atom if kind == "v" and v in bound), sum(1 for kind, _ in atom if kind == "k"))
+        j = max(remaining, key=score)
+        remaining.remove(j)
+        order.append(j)
+        bound |= {v for kind, v in group.body[j] if kind == "v"}
+    return order
+
+
+def _rows_frame(group: JoinGroup) -> pl.DataFrame:
+    frame = group.__dict__.get("_vector_rows")
+    if frame is None:
+        schema = {"rule": pl.String, **{f"k{k}": pl.Int64 for k in range(group.slots)}}
+        frame = group.__dict__["_vector_rows"] = pl.DataFrame(group.rows, schema=schema, orient="row")
+    return frame
+
+
+def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
+            keep_triples: bool = False):
+    """Every match of the group's body with at least one premise in Δ, as plans of binding
+    columns, ``rule`` and origin<j> per premise (t<j>s/p/o too with keep_triples).
+    present: the predicates Δ holds (a premise on none of them is skipped unread)."""
+    rows = _rows_frame(group).lazy()
+    for i in range(len(group.body)):
+        predicates = _predicates(group, i)
+        if predicates is not None and predicates.isdisjoint(present):
+            continue
+        first = _as_atom(delta, group, i, keep_triples)
+        if first.is_empty():
+            continue
+        columns = set(first.columns)
+        on = [c for c in first.columns if c.startswith("k")]
+        current = first.lazy().join(rows, on=on, how="inner") if on else first.lazy().join(rows, how="cross")
+        columns |= set(_rows_frame(group).columns)
+        for j in _order(group, i):
+            other = _as_atom(full, group, j, keep_triples)
+            names = other.collect_schema().names()
+            on = [c for c in names if c in columns]
+            current = current.join(other, on=on, how="inner") if on else current.join(other, how="cross")
+            columns |= set(names)
+        for a, b in group.distinct:
+            current = current.filter(pl.col(_column(a)) != pl.col(_column(b)))
+        yield current
+
+
+def _group_derivations(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
+                       same_as: int):
+    origins = [f"origin{j}" for j in range(len(group.body))]
+    s, p, o = (_column(t) for t in group.head)
+    for found in matches(group, delta, full, present):
+        out = found.select(pl.col(s).alias("s"), pl.col(p).alias("p"), pl.col(o).alias("o"),
+                           pl.min_horizontal(origins).alias("origin"), "rule")
+        yield out.filter((pl.col("s") >= 0) & (pl.col("p") >= 0)
+                         & ~((pl.col("p") == same_as) & (pl.col("s") == pl.col("o"))))
+
+
+def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame) -> pl.LazyFrame:
+    """Candidates (s, p, o, origin, rule) of one rule application with a premise in Δ, as
+    one plan; ``full`` holds every fact seen, Δ included."""
+    lazy = delta.lazy()
+    parts = [
+        _linear(lazy, program.by_value, ["p", "o"]),
+        _linear(lazy, program.by_property.with_columns(pl.lit(None, pl.Int64).alias("in_o")), ["p"]),
+    ]
+    present = frozenset(delta.get_column("p").unique().to_list())
+    if not present.isdisjoint(program.transitive.get_column("p").to_list()):
+        parts.append(_transitive(delta, full, program.transitive))
+    for group in program.joins:
+        parts.extend(_group_derivations(group, delta, full, present, program.same_as_id))
+    return pl.concat([part.select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA) for part in parts], how="vertical")
+
+
+# --- the fixpoint --------------------------------------------------------------------------
+
+def best_per_fact(candidates: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per fact: the latest origin; an explicit item wins a tie, then the greatest rule."""
+    explicit = pl.col("rule") == EXPLICIT
+    return candidates.group_by(KEY).agg(
+        pl.col("origin").max(), pl.col("rule").sort_by(["origin", explicit, "rule"]).last())
+
+
+def _not_beaten(best: pl.DataFrame, known: pl.LazyFrame) -> pl.LazyFrame:
+    """Candidates that no known fact with the same key equals or beats (origin, explicit)."""
+    old = touching(known, "s", best.get_column("s")).select(
+        *KEY, pl.col("origin").alias("k_origin"), pl.col("rule").alias("k_rule"))
+    joined = best.lazy().join(old, on=KEY, how="left")
+    explicit = pl.col("rule") == EXPLICIT
+    beats = (pl.col("k_origin").is_null() | (pl.col("origin") > pl.col("k_origin"))
+             | ((pl.col("origin") == pl.col("k_origin")) & explicit & (pl.col("k_rule") != EXPLICIT)))
+    return joined.filter(beats).select(FACT_SCHEMA.keys())
+
+
+def _without(big: pl.DataFrame, facts: pl.DataFrame) -> pl.DataFrame:
+    """``big`` less the rows whose key is in ``facts`` (few): only the rows sharing a subject
+    with ``facts`` go through the anti-join (the rest keep their order ahead of them)."""
+    hit = _among("s", facts.get_column("s"))
+    return pl.concat([big.filter(~hit), big.filter(hit).join(facts.select(KEY), on=KEY, how="anti")])
+
+
+class TooLarge(Exception):
+    pass
+
+
+@dataclass
+class Closed:
+    """A fixpoint run in the driver."""
+
+    known: pl.DataFrame  # the materialization after the step, one row per fact
+    changed: pl.DataFrame  # s, p, o, origin, rule, prev_origin: every fact new or renewed, with its origin before
+    full: pl.DataFrame  # the materialization before the step and every Δ (a violation search's facts)
+    rounds: int
+
+
+def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
+             max_facts: int | None = None) -> Closed:
+    """The semi-naive fixpoint of ``seed`` (s, p, o, origin, rule) over ``known``, the
+    materialization (one row per fact). Raises TooLarge past ``max_facts`` facts."""
+    deltas: list[pl.DataFrame] = []
+    accumulated = empty()  # the best change per fact so far
+    candidates = seed.lazy().select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA)
+    base = known.select(FACT_SCHEMA.keys())
+    while True:
+        # one plan a round: the rules, the best per fact, what beats the known facts
+        best = _not_beaten(best_per_fact(candidates).collect(), base.lazy()).collect()
+        delta = _not_beaten(best, accumulated.lazy()).collect()
+        if delta.is_empty():
+            break
+        deltas.append(delta)
+        # Δ beats what was accumulated for its facts: it replaces them
+        accumulated = pl.concat([accumulated.join(delta, on=KEY, how="anti"), delta])
+        if max_facts is not None and known.height + accumulated.height > max_facts:
+            raise TooLarge(known.height + accumulated.height)
+        full = pl.concat([base.lazy(), *(d.lazy() for d in deltas)])
+        candidates = derive(program, delta, full)
+    before = touching(known.lazy(), "s", accumulated.get_column("s")).select(
+        *KEY, pl.col("origin").alias("prev_origin"))
+    changed = accumulated.lazy().join(before, on=KEY, how="left").collect()
+    after = pl.concat([_without(base, accumulated), accumulated]) if deltas else base
+    return Closed(known=after, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))
+
+
+def violations(groups: list[JoinGroup], delta: pl.DataFrame, full: pl.DataFrame) -> list[tuple]:
+    """Violation rows (rule, bindings, triples, origin) with a premise in Δ, one per rule and
+    set of triples, the latest origin winning."""
+    best: dict = {}
+    present = frozenset(delta.get_column("p").unique().to_list())
+    for group in groups:
+        n = len(group.body)
+        variables = group.variables
+        for found in matches(group, delta, full.lazy(), present, keep_triples=True):
+            columns = (["rule", *(f"v_{v}" for v in variables)]
+                       + [f"t{j}{x}" for j in range(n) for x in KEY] + [f"origin{j}" for j in range(n)])
+            for row in found.select(columns).collect().iter_rows():
+                rule, values = row[0], row[1:1 + len(variables)]
+                terms = row[1 + len(variables):1 + len(variables) + 3 * n]
+                origins = row[1 + len(variables) + 3 * n:]
+                premises = sorted((*terms[3 * j:3 * j + 3], origins[j]) for j in range(n))
+                origin = min(origins)
+                key = (rule, tuple(f[:3] for f in premises))
+                current = best.get(key)
+                if current is None or origin > current[3]:
+                    best[key] = (rule, dict(zip(variables, values)), premises, origin)
+    return list(best.values())

@@ -1,0 +1,206 @@
+"""Semi-naive rule rounds over the (max, min) semiring of origins (IMaRS).
+
+A fact's origin is the max over its derivations of the min over the premises' origins.
+Each round derives from the facts that are new or renewed in the last round (Δ), keeps the
+best origin per fact, and keeps only facts that beat what the materialization holds. The
+materialization itself is not written here: the caller publishes the accumulated changes
+in one commit.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.engine.reason import budget, driver_rounds, ill_typed, spark_joins
+from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
+from reasonlake.engine.store.schemas import CHANGE_SCHEMA, EXPLICIT, KEY, VIOLATION_SCHEMA
+
+
+@dataclass
+class FixpointResult:
+    spark_changes: DataFrame | None  # None: the driver step's, made when asked for
+    rounds: int
+    local: driver_rounds.Step | None = None  # the step's facts in the driver, when it ran there
+
+    @property
+    def changes(self) -> DataFrame:
+        """s, p, o, origin, rule, prev_origin (null when the fact is new)."""
+        return self.spark_changes if self.spark_changes is not None else self.local.changes
+
+
+def best_per_fact(candidates: DataFrame) -> DataFrame:
+    """One row per fact: the latest origin; an explicit item wins a tie with a derivation."""
+    ranked = candidates.groupBy(*KEY).agg(
+        F.max(F.struct("origin", (F.col("rule") == EXPLICIT).alias("explicit"), "rule")).alias("b")
+    )
+    return ranked.select(*KEY, F.col("b.origin").alias("origin"), F.col("b.rule").alias("rule"))
+
+
+def _beats(new_origin, new_rule, old_origin, old_rule):
+    return (
+        old_origin.isNull()
+        | (new_origin > old_origin)
+        | ((new_origin == old_origin) & (new_rule == EXPLICIT) & (old_rule != EXPLICIT))
+    )
+
+
+def _beaten(candidates: DataFrame, known: DataFrame, small: bool = False) -> DataFrame:
+    """Candidates that no known fact (with the same key) equals or beats.
+
+    With few candidates, the known facts are first cut down to the candidates' keys by a
+    broadcast semi-join, so the materialization is scanned, not shuffled."""
+    if small:
+        known = F.broadcast(known.join(F.broadcast(candidates.select(*KEY)), KEY, "left_semi"))
+    old = known.select(*KEY, F.col("origin").alias("k_origin"), F.col("rule").alias("k_rule"))
+    c = candidates.alias("c")
+    k = old.alias("k")
+    same_key = [F.col(f"c.{x}") == F.col(f"k.{x}") for x in KEY]
+    not_beaten = ~_beats(F.col("c.origin"), F.col("c.rule"), F.col("k.k_origin"), F.col("k.k_rule"))
+    condition = same_key[0] & same_key[1] & same_key[2] & not_beaten
+    return c.join(k, condition, "left_anti")
+
+
+def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
+    d = delta.alias("d")
+    r = F.broadcast(rules).alias("r")
+    joined = d.join(r, condition(d, r))
+    head_s = F.when(F.col("r.head_s_from_o"), F.col("d.o")).otherwise(F.col("d.s"))
+    head_o = (
+        F.when(F.col("r.out_o_from") == FROM_S, F.col("d.s"))
+        .when(F.col("r.out_o_from") == CONSTANT, F.col("r.out_o"))
+        .otherwise(F.col("d.o"))
+    )
+    return joined.select(
+        head_s.alias("s"), F.col("r.out_p").alias("p"), head_o.alias("o"),
+        F.col("d.origin").alias("origin"), F.col("r.rule").alias("rule"),
+    ).where(F.col("s") >= 0)  # literals (negative ids) never stand in subject position
+
+
+def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, small: bool) -> DataFrame:
+    props = F.broadcast(transitive.withColumnRenamed("rule", "trule"))
+    d = delta.join(props, "p").select(*KEY, "origin", "trule")
+    if small:
+        # A small Δ is the build side: the materialization is scanned once, never shuffled.
+        d = F.broadcast(d)
+    f = full.join(props, "p").select(*KEY, "origin", "trule")
+    left = d.alias("a").join(f.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
+    right = f.alias("a").join(d.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
+    out = None
+    for side in (left, right):
+        part = side.select(
+            F.col("a.s").alias("s"), F.col("a.p").alias("p"), F.col("b.o").alias("o"),
+            F.least(F.col("a.origin"), F.col("b.origin")).alias("origin"),
+            F.col("a.trule").alias("rule"),
+        )
+        out = part if out is None else out.unionByName(part)
+    # x owl:sameAs x (eq-ref) holds for every term: it is not materialized.
+    return out.where(~((F.col("rule") == "eq-trans") & (F.col("s") == F.col("o"))))
+
+
+def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
+           present: spark_joins.Present | None = None, small: bool = False,
+           full_small: bool = False) -> DataFrame:
+    """Every consequence of one rule application with at least one premise in Δ."""
+    parts = [
+        _apply_linear(delta, tables.by_value,
+                      lambda d, r: (F.col("d.p") == F.col("r.in_p")) & (F.col("d.o") == F.col("r.in_o"))),
+        _apply_linear(delta, tables.by_property, lambda d, r: F.col("d.p") == F.col("r.in_p")),
+    ]
+    if tables.transitive is not None:
+        parts.append(_apply_transitive(delta, full, tables.transitive, small))
+    if tables.joins:
+        d = F.broadcast(delta) if small else delta
+        parts += spark_joins.derivations(spark, tables.joins, d, full, present, tables.same_as_id, small,
+                                        full_small)
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.unionByName(part)
+    return out
+
+
+# Below this many rows a Δ or a candidate set is broadcast into the joins (PERFORMANCE §4).
+BROADCAST_ROWS = 300_000
+
+
+def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables) -> FixpointResult:
+    """base: the materialization before this step (s, p, o, origin, rule), already cached.
+    seed: candidate facts (s, p, o, origin, rule), e.g. the admitted items."""
+    known = base.select(*KEY, "origin", "rule")
+    known_rows = base.count()
+    if budget.enabled(known_rows):
+        step = driver_rounds.run_step(spark, base, seed, tables, known_rows)
+        if step is not None:
+            return FixpointResult(None, rounds=step.rounds, local=step)
+    deltas: list[DataFrame] = []
+    candidates = seed
+    while True:
+        # One job each: the best candidates (cached, counted: is broadcasting them safe?),
+        # Δ (checkpointed, so round k plans as fast as round 1), and Δ's summary (its size
+        # and which predicates and classes it holds, to skip rules it cannot trigger).
+        best = best_per_fact(candidates).persist()
+        n = best.count()
+        if n == 0:
+            best.unpersist()
+            break
+        delta = _beaten(best, known, small=n <= BROADCAST_ROWS).localCheckpoint()
+        best.unpersist()
+        size, present = spark_joins.summarize(delta, tables.type_id)
+        if size == 0:
+            break
+        deltas.append(delta)
+        known = known.unionByName(delta)
+        known_rows += size
+        full = known.select(*KEY, "origin")
+        candidates = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
+                            full_small=known_rows <= BROADCAST_ROWS)
+    return FixpointResult(_changes(spark, base, deltas), rounds=len(deltas))
+
+
+def run_resident(spark, known, seed: DataFrame, tables: ProgramTables,
+                 seed_rows=None) -> FixpointResult | None:
+    """run_fixpoint in the driver from the materialization's facts already there
+    (``resident``, a frame, which the caller found within ``budget.enabled``), and the
+    seed's rows when they are there too (a frame); None when the step outgrows the driver."""
+    step = driver_rounds.run_step(spark, None, seed, tables, known.height, known=known, seed_rows=seed_rows)
+    return None if step is None else FixpointResult(None, rounds=step.rounds, local=step)
+
+
+def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
+    """The net effect: the best new origin per changed fact, with the origin it had before."""
+    if not deltas:
+        return spark.createDataFrame([], CHANGE_SCHEMA)
+    union = deltas[0]
+    for d in deltas[1:]:
+        union = union.unionByName(d)
+    before = base.select(*KEY, F.col("origin").alias("prev_origin"))
+    return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
+
+
+def find_violations(spark, base: DataFrame, result: FixpointResult, tables: ProgramTables,
+                    terms: Callable[[], DataFrame] | None = None) -> DataFrame | None:
+    """Violations with at least one premise among the step's changes (new or renewed facts),
+    the others from the materialization after the step; with ``terms`` (the dictionary, id
+    and term, read when a literal needs it) and a program that checks literals, dt-not-type over the changed facts too.
+    None: the program has no negative rule and checks no literal. A step run in the driver
+    is searched there."""
+    literals = terms if tables.checks_literals else None
+    if not tables.negative and literals is None:
+        return None
+    if result.local is not None:
+        return driver_rounds.step_violations(spark, result.local, tables, literals)
+    delta = result.changes.select(*KEY, "origin")
+    found = None
+    if tables.negative:
+        full = base.select(*KEY, "origin").unionByName(delta)
+        changed, present = spark_joins.summarize(delta, tables.type_id)
+        full_small = base.count() + changed <= BROADCAST_ROWS
+        found = spark_joins.violations(spark, tables.negative, delta, full, present,
+                                      changed <= BROADCAST_ROWS, full_small)
+    if literals is not None:
+        ill = ill_typed.spark_violations(spark, literals, delta)
+        if ill is not None:
+            found = ill if found is None else found.unionByName(ill)
+    return found if found is not None else spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA)

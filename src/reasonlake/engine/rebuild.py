@@ -1,0 +1,132 @@
+"""Rebuild: the window at a close materialized from scratch (the naive baseline), in one
+overwrite commit; also the last step of the repair job (``repair_job``)."""
+from __future__ import annotations
+
+import time
+
+from pyspark.sql import functions as F
+
+from reasonlake.declare.durations import format_time
+from reasonlake.engine import collector, faults
+from reasonlake.engine import expectations as expect
+from reasonlake.engine import repair_step as rep
+from reasonlake.engine.close import change_stats
+from reasonlake.engine.compiled import Compiled, compile_view, seed
+from reasonlake.engine.progress import Progress, Steps
+from reasonlake.engine.reason import resident
+from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
+from reasonlake.engine.store import file_list, lease, state
+from reasonlake.engine.store import materialization as mat
+from reasonlake.engine.store import violations_table as viol
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.schemas import FACT_SCHEMA
+from reasonlake.engine.timing import step
+from reasonlake.errors import CloseError
+
+
+def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = True,
+            progress: Progress | None = None) -> state.Published:
+    """Materialize the window at a close from scratch (the naive baseline), in one commit.
+    A close before the last processed one moves the view back to it (``rewind``): the next
+    slide processes the later closes again. ``progress``: told of each step."""
+    with lease.writing(home, view, "rebuild"):
+        return _rebuild(home, view, at, now=now, rewind=rewind, progress=progress)
+
+
+def _rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool,
+             progress: Progress | None) -> state.Published:
+    decl = home.view(view)
+    compiled = compile_view(home, decl)
+    history, seq = state.lineage_and_next_seq(home, view)
+    if at is None:
+        close = history[-1].close if history else decl.window.close_at_or_before(now)
+    else:
+        close = _rebuild_close(decl, history, at, now, rewind)
+    steps = Steps(progress, MATERIALIZE_STEPS + 1).start()
+    with collector.held_off():
+        record, checked = materialize(home, compiled, close, state.latest_ingest_seq(home), seq, steps=steps)
+    faults.reached("rebuild: published")
+    state.append(home, view, record)
+    steps.advance("record close")
+    expect.act(decl, checked)
+    return record
+
+
+def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
+    """``at`` itself, if it is a close a rebuild may take: one already processed (or, before
+    any, one already past). A later close would publish a window the next slide cannot
+    follow (events up to it would never be admitted)."""
+    from reasonlake.engine.read import check_close
+
+    window = decl.window
+    check_close(decl.name, window, at)
+    close = at
+    last = history[-1].close if history else window.close_at_or_before(now)
+    if close > last:
+        what = "its last processed close" if history else "the last close before now"
+        raise CloseError(
+            f"--at {format_time(at)} is after {what}, {format_time(last)}; rebuild takes a close "
+            "up to that one (`reasonlake slide` processes the closes after it)")
+    if history and close < last and not rewind:
+        raise CloseError(
+            f"--at {format_time(at)} is before the last processed close, {format_time(last)}: rebuilding "
+            "there moves the view back (the next slide redoes the later closes); pass --rewind to do "
+            f"that, or read that close as it was with `reasonlake export {decl.name} --close {format_time(at)}`")
+    return close
+
+
+MATERIALIZE_STEPS = 4  # the steps `materialize` tells: admit, rounds, violations, publish
+
+
+def materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *,
+                 lost=None, mode: str = "rebuild", repairs: int = 0,
+                 steps: Steps | None = None) -> tuple[state.Published, expect.Outcome | None]:
+    """The window at ``close`` closed from scratch and written in one overwrite commit.
+    Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts)."""
+    from reasonlake.engine.admit import explicit_items, stream_events
+
+    decl, window, view = compiled.decl, compiled.decl.window, compiled.decl.name
+    started = time.perf_counter()
+    steps = steps or Steps()
+    events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
+    if compiled.repair is not None:  # items removed by repair stay removed
+        removed = rep.tombstones(home, view, before=close + 1)
+        if lost is not None:
+            removed = removed.unionByName(lost.select("s", "p", "o", "ts"))
+        removed = removed.select(F.col("s").alias("s_id"), F.col("p").alias("p_id"), F.col("o").alias("o_id"), "ts")
+        events = events.join(removed, ["s_id", "p_id", "o_id", "ts"], "left_anti")
+    with step("admit"):
+        items = explicit_items(events).localCheckpoint()
+    steps.advance("admit")
+    empty = home.spark.createDataFrame([], FACT_SCHEMA)
+    with step("rounds"):
+        result = run_fixpoint(home.spark, empty, seed(compiled, items.drop("n"), first=True), compiled.tables)
+    steps.advance("rounds")
+    with step("violations"):
+        found = find_violations(home.spark, empty, result, compiled.tables, terms=lambda: home.table("terms"))
+        if found is not None:
+            viol.replace(home, view, window, found, close)
+    steps.advance("violations")
+    with step("publish"):
+        file_list.settle(home.spark, home.mat_path(view))
+        mat.overwrite(home, view, window, result.changes, close)
+    steps.advance("publish")
+    file_list.rebuild_ahead(home.spark, home.mat_path(view))
+    if result.local is not None and compiled.repair is None:
+        resident.keep(home, view, decl.fingerprint(), result.local.known)
+    stats = change_stats(result)
+    version = mat.version(home, view)
+    checked = expect.after_close(home, decl, close, version, upto_seq)
+    record = state.Published(
+        seq=seq, close=close, version=version, mode=mode,
+        events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
+        derived=stats.derived,
+        renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
+        violations=viol.count_live(home, view, close) if found is not None else 0,
+        repairs=repairs,
+        violations_version=viol.version(home, view) if found is not None else None,
+        **expect.record_fields(decl, checked),
+    )
+    return record, checked
+
+

@@ -1,0 +1,339 @@
+"""Delta commits written from the driver's Arrow data, without a Spark job.
+
+A Spark write of a frame the driver already holds costs the frame's trip into the JVM, a
+job that writes it, statistics gathered over every column (strings included), and, with
+``txnAppId``, the table's whole log state rebuilt to read its transactions: 1.4-1.6 s to
+append 200k events, 0.2 s for a one-row record (2 cores). Here the driver writes the
+Parquet files itself (Polars) into the table's folder and commits them through Delta's own
+``OptimisticTransaction`` (the same protocol checks, conflict detection, checksum and
+checkpoints as a Spark write; the history shows a ``WRITE``): 0.1 s for the same 200k
+events, no job.
+
+Used only where that is sure to be the same table a Spark write would leave: a classic
+session (Delta's JVM classes at hand, not Spark Connect, not a Databricks runtime, whose
+Delta build differs) over a local path, and a table without the features a Spark write
+enforces or fills in beyond NOT NULL (column mapping, CHECK constraints, generated or
+identity columns, row tracking, the change data feed). Everywhere else the caller writes
+through Spark. ``REASONLAKE_ARROW_COMMIT=0`` turns it off.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import polars as pl
+
+# Delta's type names → the Polars types written for them
+_TYPES = {
+    "long": pl.Int64, "integer": pl.Int32, "short": pl.Int16, "byte": pl.Int8,
+    "double": pl.Float64, "float": pl.Float32, "boolean": pl.Boolean, "string": pl.Utf8,
+    "date": pl.Date, "timestamp": pl.Datetime("us", "UTC"),
+}
+# min/max statistics are written for these (what data skipping reads for our filters:
+# sequence numbers, times, ids); other columns get their null counts
+_RANGED = {"long", "integer", "short", "byte"}
+_REFUSED_SETTINGS = ("delta.columnMapping.mode", "delta.constraints.", "delta.enableRowTracking",
+                     "delta.enableChangeDataFeed", "delta.enableIcebergCompatV", "delta.universalFormat",
+                     "delta.enableTypeWidening")
+_REFUSED_FIELD_METADATA = ("delta.generationExpression", "delta.identity", "delta.columnMapping",
+                           "delta.invariants")
+_SAFE_PARTITION_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+class Unusable(Exception):
+    """This table or session takes its writes through Spark."""
+
+
+def local_path(path: str) -> Path | None:
+    """The local folder of a table path (plain or ``file:``), None for any other scheme."""
+    parsed = urlparse(path)
+    if parsed.scheme == "file":
+        return Path(parsed.path)
+    if parsed.scheme == "" and path.startswith("/"):
+        return Path(path)
+    return None
+
+
+def _jvm(spark):
+    if os.environ.get("REASONLAKE_ARROW_COMMIT") == "0" or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+        raise Unusable("turned off")
+    try:
+        jvm = spark._jvm
+        session = spark._jsparkSession
+    except Exception:  # Spark Connect: no JVM in this process
+        raise Unusable("no JVM") from None
+    if jvm is None or session is None:
+        raise Unusable("no JVM")
+    return jvm, session
+
+
+@dataclass
+class _Table:
+    folder: Path
+    log: object  # DeltaLog
+    txn: object  # OptimisticTransaction, started at the latest snapshot
+    fields: list[dict]
+    partitions: list[str]
+
+
+def _open(spark, path: str) -> _Table:
+    folder = local_path(path)
+    if folder is None:
+        raise Unusable(f"{path} is not a local path")
+    jvm, session = _jvm(spark)
+    log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(session, path)
+    txn = log.startTransaction()
+    if txn.readVersion() < 0:
+        raise Unusable(f"{path} is not a Delta table yet")
+    meta = txn.metadata()
+    settings = str(meta.configuration().keys().mkString("\n")).split("\n")
+    if any(key.startswith(_REFUSED_SETTINGS) for key in settings if key):
+        raise Unusable(f"{path} has settings a Spark write enforces")
+    fields = json.loads(meta.schemaString())["fields"]
+    for field in fields:
+        if not isinstance(field["type"], str) or field["type"] not in _TYPES:
+            raise Unusable(f"{path}: column {field['name']} of type {field['type']}")
+        if any(key.startswith(_REFUSED_FIELD_METADATA) for key in field.get("metadata", {})):
+            raise Unusable(f"{path}: column {field['name']} is generated, an identity or mapped")
+    parts = str(meta.partitionColumns().mkString("\n"))
+    return _Table(folder, log, txn, fields, [p for p in parts.split("\n") if p])
+
+
+def _typed(table: _Table, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the table's columns, in its order and types; NOT NULL held."""
+    missing = [f["name"] for f in table.fields if f["name"] not in frame.columns]
+    if missing:
+        raise ValueError(f"{table.folder}: the rows to write lack column(s) {missing}")
+    out = frame.select([pl.col(f["name"]).cast(_TYPES[f["type"]]) for f in table.fields])
+    for field in table.fields:
+        if not field.get("nullable", True) and out.get_column(field["name"]).null_count():
+            raise ValueError(f"{table.folder}: NULL in NOT NULL column {field['name']}; nothing was written")
+    return out
+
+
+def _stats(frame: pl.DataFrame, fields: list[dict]) -> str:
+    ranged = [f["name"] for f in fields if f["type"] in _RANGED]
+    row = frame.select(
+        *[pl.col(c).min().alias(f"min {c}") for c in ranged],
+        *[pl.col(c).max().alias(f"max {c}") for c in ranged],
+        *[pl.col(f["name"]).null_count().alias(f"nulls {f['name']}") for f in fields],
+    ).row(0, named=True) if fields else {}
+    return json.dumps({
+        "numRecords": frame.height,
+        "minValues": {c: row[f"min {c}"] for c in ranged if row[f"min {c}"] is not None},
+        "maxValues": {c: row[f"max {c}"] for c in ranged if row[f"max {c}"] is not None},
+        "nullCount": {f["name"]: row[f"nulls {f['name']}"] for f in fields},
+    }, separators=(",", ":"))
+
+
+def _partition_value(value) -> str:
+    text = str(value)
+    if value is None or isinstance(value, bool) or not _SAFE_PARTITION_VALUE.fullmatch(text):
+        raise Unusable(f"partition value {value!r} needs escaping")
+    return text
+
+
+def _planned_files(table: _Table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
+    """(partition values, rows without the partition columns) per file to write; checked
+    before anything is written."""
+    data = [f for f in table.fields if f["name"] not in table.partitions]
+    columns = [f["name"] for f in data]
+    if frame.is_empty():
+        return []
+    if not table.partitions:
+        return [({}, frame.select(columns))]
+    out = []
+    for key, rows in frame.partition_by(table.partitions, as_dict=True, maintain_order=False).items():
+        values = {c: _partition_value(v) for c, v in zip(table.partitions, key)}
+        out.append((values, rows.select(columns)))
+    return out
+
+
+def _write_files(table: _Table, planned) -> list[str]:
+    """The files written, as the JSON of their ``add`` actions."""
+    data = [f for f in table.fields if f["name"] not in table.partitions]
+    adds = []
+    for values, rows in planned:
+        relative = "/".join([f"{c}={values[c]}" for c in table.partitions]
+                            + [f"part-00000-{uuid.uuid4()}.c000.snappy.parquet"])
+        target = table.folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rows.write_parquet(target, compression="snappy")
+        info = target.stat()
+        adds.append(json.dumps({"add": {
+            "path": relative, "partitionValues": values, "size": info.st_size,
+            "modificationTime": int(info.st_mtime * 1000), "dataChange": True, "stats": _stats(rows, data),
+        }}))
+    return adds
+
+
+def _register_metrics(spark, table: _Table, metrics: dict[str, int]) -> None:
+    """The operation metrics ``DESCRIBE HISTORY`` shows for a Spark write (numFiles,
+    numOutputRows, numRemovedFiles, ...), registered as Spark's writer registers them."""
+    jvm, session = _jvm(spark)
+    context = session.sparkContext()
+    registered = jvm.java.util.HashMap()
+    for name, value in metrics.items():
+        metric = jvm.org.apache.spark.sql.execution.metric.SQLMetrics.createMetric(context, name)
+        metric.set(int(value))
+        registered.put(name, metric)
+    as_scala = jvm.scala.jdk.javaapi.CollectionConverters.asScala(registered)
+    immutable = getattr(getattr(getattr(jvm.scala.collection.immutable, "Map$"), "MODULE$"), "from")(as_scala)
+    table.txn.registerSQLMetrics(session, immutable)
+
+
+def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | None,
+            metrics: dict[str, int]) -> int:
+    _register_metrics(spark, table, metrics)
+    jvm, _ = _jvm(spark)
+    delta = jvm.org.apache.spark.sql.delta
+    none = getattr(getattr(jvm.scala, "None$"), "MODULE$")
+    some = jvm.scala.Some
+    save_mode = getattr(jvm.org.apache.spark.sql.SaveMode, mode)
+    # DeltaOperations.Write(mode, partitionBy, predicate, userMetadata, ...): Delta records
+    # the commit as a WRITE
+    write = getattr(delta, "DeltaOperations$Write")(
+        save_mode, none, some(predicate) if predicate else none, *[none] * 6)
+    parsed = [a if not isinstance(a, str) else getattr(getattr(delta.actions, "Action$"), "MODULE$").fromJson(a)
+              for a in actions]
+    seq = jvm.scala.collection.JavaConverters.asScalaBuffer(jvm.java.util.ArrayList(parsed)).toSeq()
+    return int(table.txn.commit(seq, write))
+
+
+def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
+    """Append ``frame``'s rows (the table's columns, any order; cast to its types) in one
+    commit. ``txn`` = (app id, version): written with the commit, and nothing is written
+    when the table has that app at that version or later already (a retried call), as
+    Delta's ``txnAppId``/``txnVersion`` options do. Returns the version committed, None
+    when nothing was; raises Unusable (before writing anything) when the caller must write
+    through Spark."""
+    table = _open(spark, path)
+    if txn is not None and _known_version(table, txn[0]) >= txn[1]:
+        return None
+    planned = _planned_files(table, _typed(table, frame))
+    actions = _write_files(table, planned)
+    metrics = _added_metrics(actions)
+    if txn is not None:
+        actions.append(json.dumps({"txn": {"appId": txn[0], "version": txn[1],
+                                           "lastUpdated": int(time.time() * 1000)}}))
+    if not actions:
+        return None
+    return _commit(spark, table, actions, "Append", None, metrics)
+
+
+def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str) -> int:
+    """One commit that removes every file of the partitions ``replaced(value)`` holds for
+    (``column``'s value as an int) and adds ``frame``'s rows, which must lie in them: a
+    ``replaceWhere`` on the partition column, ``predicate`` its text in the history."""
+    table = _open(spark, path)
+    if table.partitions != [column]:
+        raise Unusable(f"{path} is not partitioned by {column} alone")
+    planned = _planned_files(table, _typed(table, frame))
+    for values, _ in planned:
+        if not replaced(int(values[column])):
+            raise ValueError(f"{path}: rows of partition {column}={values[column]} outside '{predicate}'")
+    jvm, _ = _jvm(spark)
+    # Every file is read into the transaction, so a commit by anyone else since its
+    # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
+    # file_list builds ahead after each of our commits.
+    files = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.txn.filterFiles())
+    now = int(time.time() * 1000)
+    gone = [f for f in files if replaced(int(f.partitionValues().apply(column)))]
+    removes = [f.removeWithTimestamp(now, True) for f in gone]
+    adds = _write_files(table, planned)
+    if not removes and not adds:
+        return int(table.txn.readVersion())
+    metrics = {**_added_metrics(adds), "numRemovedFiles": len(gone), "numRemovedBytes": sum(f.size() for f in gone),
+               "numCopiedRows": 0, "numAddedChangeFiles": 0}
+    return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
+
+
+def rewrite_small(spark, path: str, change):
+    """Read a small unpartitioned table whole in the driver and replace its rows in one
+    commit that conflicts with any other commit since the read (a compare-and-set).
+
+    The files are those the checksum beside the latest commit lists (Delta lists them there
+    for a small table), so nothing runs on Spark. ``change(rows)`` returns (new rows, or
+    None to write nothing; an answer), and the answer is returned. Raises Unusable where
+    the caller must go through Spark, and Delta's concurrent-modification errors when
+    another writer committed first (read again and retry)."""
+    table = _open(spark, path)
+    if table.partitions:
+        raise Unusable(f"{path} is partitioned")
+    version = int(table.txn.readVersion())
+    try:
+        listed = json.loads((table.folder / "_delta_log" / f"{version:020d}.crc").read_text())["allFiles"]
+        files = [table.folder / unquote(f["path"]) for f in listed]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise Unusable(f"{path}: no file list beside version {version}") from None
+    if any(f.get("deletionVector") or urlparse(f["path"]).scheme for f in listed):
+        raise Unusable(f"{path}: files with deletion vectors or elsewhere")
+    schema = {f["name"]: _TYPES[f["type"]] for f in table.fields}
+    rows = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=schema)
+    new, answer = change(rows.select(list(schema)).cast(schema))
+    if new is None:
+        return answer
+    table.txn.readWholeTable()  # every file was read: a commit by anyone since conflicts
+    now = int(time.time() * 1000)
+    removes = [json.dumps({"remove": {
+        "path": f["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
+        "partitionValues": f.get("partitionValues") or {}, "size": f["size"]}}) for f in listed]
+    adds = _write_files(table, _planned_files(table, _typed(table, new)))
+    metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
+               "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}
+    _commit(spark, table, [*removes, *adds], "Overwrite", None, metrics)
+    return answer
+
+
+def _added_metrics(adds: list[str]) -> dict[str, int]:
+    files = [json.loads(a)["add"] for a in adds]
+    return {"numFiles": len(files), "numOutputBytes": sum(f["size"] for f in files),
+            "numOutputRows": sum(json.loads(f["stats"])["numRecords"] for f in files)}
+
+
+def _known_version(table: _Table, app_id: str) -> int:
+    """The version the table holds for ``app_id`` (-1: none), from the checksum Delta writes
+    beside its latest commit (it lists the transactions), else from Delta's log state (a
+    rebuild of it: Spark jobs)."""
+    version = int(table.txn.readVersion())
+    crc = table.folder / "_delta_log" / f"{version:020d}.crc"
+    try:
+        known = json.loads(crc.read_text()).get("setTransactions")
+    except (OSError, ValueError):
+        known = None
+    if known is not None:
+        # what txnVersion records besides its answer: a commit by anyone else with this app
+        # id after our snapshot makes ours conflict
+        table.txn.readTxn().addOne(app_id)
+        return max((t["version"] for t in known if t.get("appId") == app_id), default=-1)
+    return int(table.txn.txnVersion(app_id))
+
+
+def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
+                 txn: tuple[str, int] | None = None) -> None:
+    """``append``, or where the table or the session cannot take it, the same rows through
+    Spark (typed by ``schema``, with Delta's ``txnAppId``/``txnVersion`` for ``txn``)."""
+    try:
+        append(spark, path, frame, txn=txn)
+    except Unusable:
+        from reasonlake.engine.arrow_bridge import to_spark
+
+        writer = to_spark(spark, frame, schema).write.format("delta").mode("append")
+        if txn is not None:
+            writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
+        writer.save(path)
+
+
+def append_rows(spark, path: str, rows: list[tuple], schema: str, *, txn: tuple[str, int] | None = None) -> None:
+    """Records (tuples in ``schema``'s order) appended with the time of writing as ``at``."""
+    names = [part.split()[0] for part in schema.split(", ")]
+    frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None).with_columns(
+        pl.lit(datetime.now(timezone.utc)).alias("at"))
+    append_frame(spark, path, frame, f"{schema}, at TIMESTAMP", txn=txn)

@@ -1,0 +1,210 @@
+"""Catalog names for a home: each view as a SQL view, the system tables as Delta tables.
+
+A view's table holds term ids, expired rows until their pane is dropped, and may hold a
+version no close has published yet (a slide between its commit and its record); a reader
+of the catalog must see what `reasonlake sql` shows instead. So a view's catalog name is a
+SQL view over its Delta table pinned at the version its last close published, filtered to
+that close's window and decoded through the term dictionary, written again each time a
+close is published (and after a vacuum, whose retention can make an old version unreadable).
+The system tables (events, quarantine, ...) hold no ids a reader needs decoded: they are
+registered as external Delta tables at their locations.
+
+Which catalog and schema a home uses is kept in the home (`settings`), so every process and
+job that writes the home keeps the names current. Locally, `spark_catalog` is a Hive
+metastore in the home (`_metastore/`), which a plain pyspark session opens too.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from reasonlake.compile.tbox import ANONYMOUS_PREFIX
+from reasonlake.engine.store import table_cache
+from reasonlake.engine.store.home import Home
+from reasonlake.errors import UsageError
+from reasonlake.plan.windows import NEVER
+
+SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views", "expectations")
+METASTORE = "_metastore"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def metastore_conf(root: str) -> dict[str, str]:
+    """Session settings for a Hive metastore kept in a local home (Derby, one process at a time)."""
+    folder = Path(root) / METASTORE
+    return {
+        "spark.sql.catalogImplementation": "hive",
+        "spark.hadoop.javax.jdo.option.ConnectionURL": f"jdbc:derby:;databaseName={folder / 'db'};create=true",
+        "spark.sql.warehouse.dir": str(folder / "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.system.home={folder}",
+    }
+
+
+def local_metastore(root: str) -> bool:
+    """The home keeps its own metastore (``init --catalog spark_catalog`` made it)."""
+    from reasonlake.engine.inputs import is_uri
+
+    return not is_uri(root) and (Path(root) / METASTORE).is_dir()
+
+
+def configure(home: Home, catalog: str, schema: str) -> list[str]:
+    """Keep ``catalog.schema`` in the home and register every name there; the names."""
+    for part, flag in ((catalog, "--catalog"), (schema, "--schema")):
+        if not _NAME.fullmatch(part):
+            raise UsageError(f"{flag} {part!r}: use letters, digits and '_' (not starting with a digit)")
+    spark = home.spark
+    if catalog == "spark_catalog" and spark.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
+        raise UsageError("--catalog spark_catalog needs a session with a Hive metastore: the embedded session "
+                         "keeps one in the home when `init --catalog spark_catalog` starts it; on a cluster, "
+                         "name the cluster's catalog")
+    spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{home.path('settings')}` (key STRING, value STRING) USING DELTA")
+    spark.createDataFrame([("catalog", catalog), ("schema", schema)], "key STRING, value STRING").createOrReplaceTempView(
+        "_reasonlake_settings")
+    spark.sql(f"MERGE INTO delta.`{home.path('settings')}` t USING _reasonlake_settings u ON t.key = u.key "
+              "WHEN MATCHED THEN UPDATE SET value = u.value WHEN NOT MATCHED THEN INSERT *")
+    spark.catalog.dropTempView("_reasonlake_settings")
+    return refresh_all(home)
+
+
+def target(home: Home) -> str | None:
+    """``catalog.schema`` the home registers its names in, None when it has none."""
+    path = home.path("settings")
+    if table_cache.latest_commit(home.spark, path) is None:
+        return None
+
+    def read():
+        rows = dict(home.table("settings").collect())
+        return f"`{rows['catalog']}`.`{rows['schema']}`" if "catalog" in rows and "schema" in rows else None
+
+    return table_cache.read(home.spark, path, ("catalog",), read)
+
+
+def refresh_all(home: Home) -> list[str]:
+    """Register the schema, the system tables and every view with a published close."""
+    from reasonlake.engine.store import state
+
+    where = target(home)
+    if where is None:
+        return []
+    spark = home.spark
+    spark.sql(f"CREATE SCHEMA IF NOT EXISTS {where}")
+    names = []
+    for table in SYSTEM_TABLES:
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {where}.`rl_{table}` USING DELTA LOCATION '{home.path(table)}'")
+        names.append(f"rl_{table}")
+    for view in home.view_names():
+        history = state.readable(home, view)
+        if history:
+            refresh(home, view, history[-1], where)
+            names.append(view)
+    return sorted(names)
+
+
+def refresh(home: Home, view: str, record, where: str | None = None, *, published: bool = False) -> None:
+    """Point the view's catalog names at the close ``record`` published. ``published``: the
+    close was just recorded, its version is the table's latest; else (after a vacuum, at
+    init) the version is pinned only when data commits followed it (``retention.pinned``)."""
+    where = where or target(home)
+    if where is None:
+        return
+    for name, sql in definitions(home, view, record, published=published).items():
+        home.spark.sql(f"CREATE OR REPLACE VIEW {where}.`{name}` AS {sql}")
+
+
+def definitions(home: Home, view: str, record, *, published: bool = False) -> dict[str, str]:
+    """The SQL of each name a view has at a published close (``record``): the view, and its
+    violations and repairs when it has them; the catalog's views and `reasonlake sql`'s
+    temporary ones are made from these, so both show the same."""
+    from delta.tables import DeltaTable
+
+    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.store import retention
+    from reasonlake.engine.store import violations_table as violations
+
+    # Pinned even when it is the latest: a later slide's table commit is not a published close
+    # until it is recorded. Delta refuses time travel past the file retention, so a vacuum
+    # re-points a name whose version only maintenance commits followed at the latest snapshot.
+    version = record.version if published else retention.pinned(home, home.mat_path(view), record.version)
+    out = {view: view_sql(home, view, record, version)}
+    if DeltaTable.isDeltaTable(home.spark, violations.path(home, view)):
+        out[f"{view}_violations"] = violations_sql(home, view, record)
+    if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, view)):
+        out[f"{view}_repairs"] = repairs_sql(home, view)
+    return out
+
+
+def _named(alias: str, item: str, terms: str) -> tuple[str, str]:
+    """(N-Triples text of the id triple ``item``, the joins that decode it)."""
+    joins = " ".join(f"LEFT JOIN {terms} {alias}{x} ON {item}.{x} = {alias}{x}.id" for x in "spo")
+    return f"concat_ws(' ', {alias}s.term, {alias}p.term, {alias}o.term, '.')", joins
+
+
+def _time(column: str) -> str:
+    return f"CASE WHEN {column} < {NEVER} THEN timestamp_millis({column}) END"
+
+
+def violations_sql(home: Home, view: str, record) -> str:
+    """The violations live at a published close, as SQL (``violations.decoded``): rule, since,
+    bindings, triples (N-Triples with origins), origin, key; read at the version the close
+    recorded."""
+    from reasonlake.engine.store import violations_table as violations
+
+    at = "" if record.violations_version is None else f" VERSION AS OF {record.violations_version}"
+    terms = f"delta.`{home.path('terms')}`"
+    triple, joins = _named("t", "e", terms)
+    return (
+        f"WITH live AS (SELECT * FROM delta.`{violations.path(home, view)}`{at} "
+        f"WHERE first_close <= {record.close} AND exp_pane > {record.close}), "
+        "exploded AS (SELECT key, i, t.s, t.p, t.o, t.origin FROM live LATERAL VIEW posexplode(triples) x AS i, t), "
+        f"named AS (SELECT e.key, struct(e.i AS i, {triple} AS triple, {_time('e.origin')} AS origin) AS t "
+        f"FROM exploded e {joins}), "
+        "triples AS (SELECT key, transform(sort_array(collect_list(t)), x -> struct(x.triple AS triple, "
+        "x.origin AS origin)) AS triples FROM named GROUP BY key), "
+        "bound AS (SELECT b.key, map_from_entries(collect_list(struct(b.var, n.term))) AS bindings FROM "
+        f"(SELECT key, var, id FROM live LATERAL VIEW explode(bindings) x AS var, id) b LEFT JOIN {terms} n "
+        "ON b.id = n.id GROUP BY b.key) "
+        f"SELECT l.rule, timestamp_millis(l.first_close) AS since, b.bindings, t.triples, {_time('l.origin')} AS origin, "
+        "l.key FROM live l JOIN triples t ON l.key = t.key LEFT JOIN bound b ON l.key = b.key"
+    )
+
+
+def repairs_sql(home: Home, view: str) -> str:
+    """The repair log as SQL (``read.repairs_decoded``): close, version, mode, rule, removed,
+    removed_at, conflict and winners as sorted N-Triples."""
+    from reasonlake.engine import repair_step as repair
+
+    terms = f"delta.`{home.path('terms')}`"
+    member, member_joins = _named("m", "x.item", terms)
+    removed, removed_joins = _named("r", "l.removed", terms)
+    return (
+        f"WITH log AS (SELECT *, monotonically_increasing_id() AS rid FROM delta.`{repair.repairs_path(home, view)}`), "
+        "members AS (SELECT rid, 'conflict' AS kind, item FROM log LATERAL VIEW explode(conflict) c AS item "
+        "UNION ALL SELECT rid, 'winner' AS kind, item FROM log LATERAL VIEW explode(winners) w AS item), "
+        f"named AS (SELECT x.rid, x.kind, {member} AS triple FROM members x {member_joins}), "
+        "grouped AS (SELECT rid, sort_array(collect_list(CASE WHEN kind = 'conflict' THEN triple END)) AS conflict, "
+        "sort_array(collect_list(CASE WHEN kind = 'winner' THEN triple END)) AS winners FROM named GROUP BY rid) "
+        f"SELECT timestamp_millis(l.close) AS close, l.version, l.mode, l.rule, {removed} AS removed, "
+        "timestamp_millis(l.removed.ts) AS removed_at, coalesce(g.conflict, array()) AS conflict, "
+        f"coalesce(g.winners, array()) AS winners FROM log l {removed_joins} LEFT JOIN grouped g ON l.rid = g.rid"
+    )
+
+
+def view_sql(home: Home, view: str, record, version: int | None) -> str:
+    """The view's content at a published close, read at ``version`` (None: the latest
+    snapshot), as SQL: what `reasonlake sql` names ``view`` (``read.decoded`` without the
+    rule), over the table's paths only."""
+    window = home.view(view).window
+    at = "" if version is None else f" VERSION AS OF {version}"
+    terms = f"delta.`{home.path('terms')}`"
+    hidden = f"'<{ANONYMOUS_PREFIX}'"
+    background = f"m.origin >= {NEVER}"
+    return (
+        "SELECT s.term AS subject, p.term AS predicate, o.term AS object, "
+        f"CASE WHEN NOT ({background}) THEN timestamp_millis(m.origin) END AS origin, "
+        f"CASE WHEN NOT ({background}) THEN timestamp_millis(m.origin + {window.width}) END AS expires, "
+        "m.rule <> 'explicit' AS inferred "
+        f"FROM delta.`{home.mat_path(view)}`{at} m "
+        f"LEFT JOIN {terms} s ON m.s = s.id LEFT JOIN {terms} p ON m.p = p.id LEFT JOIN {terms} o ON m.o = o.id "
+        f"WHERE m.origin > {window.opens(record.close)} AND NOT (startswith(s.term, {hidden}) "
+        f"OR startswith(p.term, {hidden}) OR startswith(o.term, {hidden}))"
+    )

@@ -1,0 +1,174 @@
+"""Terms as 64-bit ids: xxhash64 of the N-Triples form, computed by Spark's built-in.
+
+The sign bit says what a term is: literals are negative, IRIs and blank nodes are not, so
+rules that must not put a literal in subject position filter on ``id >= 0`` without a
+dictionary look-up. The `terms` table stays authoritative: a new term whose id is already
+taken by another term is a collision and stops the job (never merged silently).
+"""
+from __future__ import annotations
+
+import polars as pl
+import xxhash
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.errors import TermCollisionError
+
+_SIGN = -(2**63)
+_MAGNITUDE = 2**63 - 1
+
+
+def term_id(term: Column) -> Column:
+    hashed = F.xxhash64(term)
+    return (
+        F.when(term.isNull(), F.lit(None).cast("long"))
+        .when(term.startswith('"'), hashed.bitwiseOR(F.lit(_SIGN)))
+        .otherwise(hashed.bitwiseAND(F.lit(_MAGNITUDE)))
+    )
+
+
+# Spark's xxhash64 is XXH64 of the UTF-8 bytes with seed 42, as a signed long.
+_SEED = 42
+_WRAP = 2**64
+
+
+def driver_term_id(term: str) -> int:
+    """term_id in the driver: the same id Spark's expression gives (tests hold them equal)."""
+    hashed = xxhash.xxh64_intdigest(term.encode("utf-8"), seed=_SEED)
+    if hashed > _MAGNITUDE:
+        hashed -= _WRAP
+    return hashed | _SIGN if term.startswith('"') else hashed & _MAGNITUDE
+
+
+def driver_term_ids(terms: pl.Series) -> pl.DataFrame:
+    """Distinct terms of a series with their ids: columns term, id."""
+    distinct = terms.drop_nulls().unique().to_list()
+    return pl.DataFrame({"term": distinct, "id": [driver_term_id(t) for t in distinct]},
+                        schema={"term": pl.String, "id": pl.Int64})
+
+
+def _check(terms: pl.Series) -> pl.Series:
+    """A second 64-bit hash of each term, from different bytes than its id: a term on the id
+    of a known one is the known term when their checks agree too (else a collision)."""
+    return pl.Series("check", [driver_term_id(_CHECK_PREFIX + t) for t in terms.to_list()], dtype=pl.Int64)
+
+
+_CHECK_PREFIX = "check:"
+
+
+def _known_terms(spark, terms_path: str) -> pl.DataFrame:
+    """(id, check) of every term of the dictionary, kept with the commit it was read at
+    (16 bytes a term, no string leaves the JVM): a process that ingests file after file
+    asks the table nothing while nobody else writes it."""
+    from reasonlake.engine.store import table_cache
+
+    def read() -> pl.DataFrame:
+        table = spark.read.format("delta").load(terms_path).select(
+            "id", term_id(F.concat(F.lit(_CHECK_PREFIX), F.col("term"))).alias("check")).toArrow()
+        return pl.from_arrow(table)
+
+    return table_cache.read(spark, terms_path, ("term checks",), read)
+
+
+def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
+    """register_terms for terms whose ids the driver computed (columns term, id): the ones
+    the dictionary lacks are found in the driver and appended in one commit."""
+    append_terms(spark, terms_path, unseen_terms(spark, terms_path, fresh))
+
+
+def unseen_terms(spark, terms_path: str, fresh: pl.DataFrame) -> pl.DataFrame:
+    """The terms (columns term, id) the dictionary lacks, with their checks; raises on a
+    collision, before anything is written.
+
+    A term on the id of a known term is that term when a second hash agrees too; two
+    different terms agreeing on both 64-bit hashes would pass unseen (odds of about 2^-128
+    a pair; decision 0013)."""
+    if fresh.is_empty():
+        return fresh.with_columns(pl.lit(None, pl.Int64).alias("check"))
+    fresh = fresh.unique()
+    # two terms of this file on one id
+    clash = fresh.group_by("id").agg(pl.col("term").min().alias("term"), pl.col("term").max().alias("known")).filter(
+        pl.col("term") != pl.col("known"))
+    fresh = fresh.with_columns(_check(fresh.get_column("term")))
+    known = _known_terms(spark, terms_path)
+    found = fresh.join(known.rename({"check": "known_check"}), on="id", how="left")
+    if clash.is_empty():
+        # a term of this file on the id of a known one: the stored term, for the message
+        other = found.filter(pl.col("known_check").is_not_null() & (pl.col("known_check") != pl.col("check")))
+        if not other.is_empty():
+            row = other.row(0, named=True)
+            stored = spark.read.format("delta").load(terms_path).where(F.col("id") == row["id"]).first()
+            clash = pl.DataFrame({"id": [row["id"]], "term": [row["term"]], "known": [stored.term]})
+    if not clash.is_empty():
+        row = clash.row(0, named=True)
+        raise TermCollisionError(
+            f"64-bit term id {row['id']} is shared by different terms {sorted({row['term'], row['known']})}; "
+            "nothing was written. Report this: the dictionary needs a wider id"
+        )
+    return found.filter(pl.col("known_check").is_null()).select("term", "id", "check")
+
+
+def append_terms(spark, terms_path: str, unseen: pl.DataFrame) -> None:
+    """Append what unseen_terms found (one commit), keeping the process's checks current."""
+    from reasonlake.engine.store import arrow_commit, table_cache
+
+    if unseen.is_empty():
+        return
+    before = table_cache.latest_commit(spark, terms_path)
+    arrow_commit.append_frame(spark, terms_path, unseen.select("id", "term"), "id BIGINT, term STRING")
+    added = unseen.select("id", "check")
+    table_cache.after_own_commit(spark, terms_path, ("term checks",), before, lambda kept: pl.concat([kept, added]))
+
+
+# The dictionary's (id, check) pairs a process keeps in the driver for register_few_terms:
+# 16 bytes a term, 320 MB at this size; a larger dictionary is checked by a join in Spark.
+DRIVER_CHECKED_TERMS = 20_000_000
+
+
+def few_unseen_terms(spark, terms_path: str, terms: DataFrame) -> pl.DataFrame | None:
+    """unseen_terms of a small batch's terms (a one-column DataFrame, ``term``), in a process
+    that registers batch after batch (a runner): the distinct terms come to the driver and
+    are checked against the dictionary's (id, check) pairs kept there (one Spark job), not
+    joined with the whole dictionary. None when the dictionary is too large to keep there
+    (use register_terms)."""
+    from reasonlake.engine.store import table_cache
+
+    if table_cache.peek(spark, terms_path, ("term checks",)) is None and \
+            spark.read.format("delta").load(terms_path).count() > DRIVER_CHECKED_TERMS:
+        return None
+    distinct = pl.from_arrow(terms.where(F.col("term").isNotNull()).distinct().toArrow())
+    return unseen_terms(spark, terms_path, driver_term_ids(distinct.get_column("term")))
+
+
+def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
+    """Add the distinct terms of a one-column DataFrame (`term`) to the dictionary."""
+    fresh = terms.where(F.col("term").isNotNull()).distinct().select(
+        term_id(F.col("term")).alias("id"), "term"
+    )
+    known = spark.read.format("delta").load(terms_path).select("id", F.col("term").alias("known"))
+    # One pass: a term is new (no row with its id), known (same term), or a collision.
+    unseen = fresh.join(known, "id", "left").where(
+        F.col("known").isNull() | (F.col("known") != F.col("term"))
+    ).localCheckpoint()
+    clash = unseen.where(F.col("known").isNotNull()).union(
+        unseen.groupBy("id").agg(F.min("term").alias("term"), F.max("term").alias("known"))
+        .where(F.col("term") != F.col("known")).select("id", "term", "known")
+    ).limit(1).collect()
+    if clash:
+        row = clash[0]
+        raise TermCollisionError(
+            f"64-bit term id {row.id} is shared by different terms {sorted({row.term, row.known})}; "
+            "nothing was written. Report this: the dictionary needs a wider id"
+        )
+    new = unseen.select("id", "term")
+    if not new.isEmpty():
+        new.write.format("delta").mode("append").save(terms_path)
+
+
+def decode(df: DataFrame, terms: DataFrame, columns: dict[str, str]) -> DataFrame:
+    """Replace id columns by their terms: ``{"s": "subject", ...}``."""
+    out = df
+    for id_col, name in columns.items():
+        lookup = terms.select(F.col("id").alias(f"_{id_col}_id"), F.col("term").alias(name))
+        out = out.join(lookup, out[id_col] == lookup[f"_{id_col}_id"], "left").drop(f"_{id_col}_id")
+    return out

@@ -1,0 +1,166 @@
+"""Commits on a view's materialization that no reasonlake writer made.
+
+The materialization is a Delta table that other engines read, and anyone with access can
+write it: a DELETE or UPDATE by hand, a RESTORE, another tool's MERGE. A slide goes on from
+the table as its last close left it (it does not read the whole table again), so such a
+change would be kept where nothing renews it and undone where something does: the view
+would no longer be its definition over the stream, silently. So every commit a reasonlake
+writer makes carries ``userMetadata`` starting with ``reasonlake`` (set on the session
+while a command writes a view), and before a slide goes on, the commits after the version
+its last close recorded are read (usually none: the log's latest version, no Spark job).
+One that changes data without the mark stops the slide, naming the version, the operation
+and the time, and pointing at ``rebuild``. Commits that change no data (OPTIMIZE, VACUUM,
+table properties) are maintenance and pass; so do a crashed close's own commits, which the
+re-run goes on from.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from reasonlake.engine.store import table_cache
+from reasonlake.errors import CloseError, ForeignCommitError
+
+MARK = "reasonlake"
+# Delta writes this session setting into every commit's commitInfo.userMetadata (a
+# writer's own userMetadata option wins: commit_marks' "reasonlake seq=N" starts the same)
+_CONF = "spark.databricks.delta.commitInfo.userMetadata"
+# operations that change no rows, for sessions that can only read the history as a table
+_MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
+                "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
+                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
+
+
+# session -> how many blocks of this process mark its commits now: the setting is the
+# session's, shared by threads (an ingest beside a slide), so only the last block out unsets it
+_MARKING: dict[int, tuple[int, str | None]] = {}
+_MARKING_LOCK = threading.Lock()
+
+
+@contextmanager
+def marked(spark):
+    """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant, and
+    across threads: the mark stays until every block has ended)."""
+    key = id(spark)
+    with _MARKING_LOCK:
+        depth, previous = _MARKING.get(key, (0, None))
+        if depth == 0:
+            previous = spark.conf.get(_CONF, None)
+            spark.conf.set(_CONF, MARK)
+        _MARKING[key] = (depth + 1, previous)
+    try:
+        yield
+    finally:
+        with _MARKING_LOCK:
+            depth, previous = _MARKING.pop(key)
+            if depth > 1:
+                _MARKING[key] = (depth - 1, previous)
+            elif previous is None:
+                spark.conf.unset(_CONF)
+            else:
+                spark.conf.set(_CONF, previous)
+
+
+@dataclass(frozen=True)
+class Commit:
+    version: int
+    operation: str
+    when: int  # epoch ms
+    mark: str | None
+    changes_data: bool
+
+    @property
+    def foreign(self) -> bool:
+        return self.changes_data and not (self.mark or "").startswith(MARK)
+
+    @property
+    def rebuilt_close(self) -> int | None:
+        """The close a rebuild's commit holds (``rebuild_mark``), else None."""
+        if self.mark and self.mark.startswith(_REBUILD):
+            return int(self.mark[len(_REBUILD):])
+        return None
+
+
+_REBUILD = f"{MARK} rebuild close="
+
+
+def rebuild_mark(close: int) -> str:
+    """The ``userMetadata`` of a rebuild's commit: the close the table holds after it."""
+    return f"{_REBUILD}{close}"
+
+
+def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> None:
+    """Stop (ForeignCommitError) when the table at ``path`` has a commit after version
+    ``recorded`` that changes data and that no reasonlake writer made, or (CloseError) a
+    rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
+    view back and stopped before recording it."""
+    from reasonlake.declare.durations import format_time
+
+    commits = _after(spark, path, recorded)
+    stranded = [c for c in commits if c.rebuilt_close is not None and c.rebuilt_close != recorded_close]
+    if stranded:
+        at = format_time(stranded[-1].rebuilt_close)
+        raise CloseError(
+            f"view '{view}': a rebuild at {at} published the table (version {stranded[-1].version}) but "
+            f"stopped before recording that close, so the table no longer holds the view's last close"
+            f"{f' ({format_time(recorded_close)})' if recorded_close is not None else ''}; run "
+            f"`reasonlake rebuild {view} --at {at} --rewind` again to finish it, or "
+            f"`reasonlake rebuild {view}` to materialize the last close again")
+    foreign = [c for c in commits if c.foreign]
+    if not foreign:
+        return
+
+    first = foreign[0]
+    more = f" (and {len(foreign) - 1} more after it)" if len(foreign) > 1 else ""
+    raise ForeignCommitError(
+        f"view '{view}': its materialization was changed outside reasonlake: version {first.version}, "
+        f"{first.operation} at {format_time(first.when)}{more}, after version {recorded} of its last "
+        f"close. Going on from it would keep part of that change and undo the rest, so the slide "
+        f"stopped. Run `reasonlake rebuild {view}` to materialize the view again from its events "
+        "(the change stays readable in the table's history), then slide again. Maintenance that "
+        "changes no rows (OPTIMIZE, VACUUM, table properties) is fine")
+
+
+def _after(spark, path: str, recorded: int) -> list[Commit]:
+    try:
+        return _after_from_log(spark, path, recorded)
+    except Exception:  # no JVM (Spark Connect), or a Delta build without these calls
+        return _after_from_history(spark, path, recorded)
+
+
+def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
+    latest = table_cache.latest_commit(spark, path)
+    if latest is None:  # the log cannot be read from the driver
+        raise LookupError(path)
+    if latest[0] <= recorded:
+        return []
+    jvm = spark._jvm
+    empty = jvm.scala.Option.empty()
+    log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
+    found = []
+    changes = log.getChanges(recorded + 1, latest[0], empty, False)
+    while changes.hasNext():
+        entry = changes.next()
+        operation, when, mark, data = "?", 0, None, False
+        actions = entry._2().iterator()
+        while actions.hasNext():
+            action = actions.next()
+            kind = action.getClass().getSimpleName()
+            if kind == "CommitInfo":
+                operation = action.operation()
+                when = int(action.timestamp().getTime())
+                mark = action.userMetadata().get() if action.userMetadata().isDefined() else None
+            elif kind in ("AddFile", "RemoveFile"):
+                data = data or bool(action.dataChange())
+            elif kind == "AddCDCFile":
+                data = True
+        found.append(Commit(int(entry._1()), operation, when, mark, data))
+    return found
+
+
+def _after_from_history(spark, path: str, recorded: int) -> list[Commit]:
+    quoted = path.replace("`", "``")
+    rows = spark.sql(f"DESCRIBE HISTORY delta.`{quoted}`").where(f"version > {int(recorded)}").collect()
+    return [Commit(r.version, r.operation, int(r.timestamp.timestamp() * 1000), r.userMetadata,
+                   r.operation not in _MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]

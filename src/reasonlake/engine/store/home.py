@@ -1,0 +1,130 @@
+"""A lakehouse home: where the tables live, and the small registry tables around views."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.declare.view import ViewDecl
+from reasonlake.engine.store import migrations, process_cache, table_cache
+from reasonlake.engine.store.process_cache import ProcessCache
+from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
+
+# A view's fingerprint while its ``view create`` runs: saved first (the rebuild reads the
+# new definition from the table), replaced by the fingerprint itself once its tables match.
+PENDING = "pending:"
+
+
+
+def resolve_home(home: str | None) -> str:
+    """The home's root: a URI (s3a://, abfss://, dbfs:/, file:) as given, a local path made
+    absolute after checking it can be a home (a folder, or a place to make one, writable)."""
+    from reasonlake.engine.inputs import is_uri
+
+    chosen = home or os.environ.get("REASONLAKE_HOME") or "./lakehouse"
+    if is_uri(chosen):
+        return chosen.rstrip("/")
+    path = Path(chosen).resolve()
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise HomeError(f"--home {chosen}: {existing} is a file, not a folder; choose a folder for the home")
+    if existing is not None and not os.access(existing, os.W_OK | os.X_OK):
+        raise HomeError(f"--home {chosen}: {existing} is not writable; choose a folder you can write to")
+    return str(path)
+
+
+@dataclass
+class Home:
+    spark: object
+    root: str
+    # Set once require_init passed: migrations only ever get applied, never undone, so a
+    # home found current stays current for this process (saves two Delta reads per call).
+    ready: bool = field(default=False, repr=False, compare=False)
+    # Seconds a command that writes a view waits for another writer's lease (engine.lease).
+    writer_wait: float = field(default=0.0, repr=False, compare=False)
+
+    @property
+    def cache(self) -> ProcessCache:
+        """What this process keeps warm for the session (compiled views, facts in the
+        driver, answers from small tables); ``home.cache.clear()`` drops it."""
+        return process_cache.of(self.spark)
+
+    def path(self, table: str) -> str:
+        return f"{self.root}/{table}"
+
+    def table(self, name: str) -> DataFrame:
+        return self.spark.read.format("delta").load(self.path(name))
+
+    def sql_name(self, table: str) -> str:
+        return f"delta.`{self.path(table)}`"
+
+    def mat_path(self, view: str) -> str:
+        return self.path(f"mat_{view}")
+
+    # -- set-up ---------------------------------------------------------------------------
+    def init(self) -> list[str]:
+        return migrations.apply_pending(self.spark, self.root)
+
+    def require_init(self) -> None:
+        if self.ready:
+            return
+        # One read of the migrations log answers both questions (is this a home, is it
+        # current): in a fresh process each Delta read of a table costs seconds.
+        applied = self._applied()
+        if applied is None:
+            raise HomeError(f"{self.root} is not a reasonlake home yet; run `reasonlake init` first")
+        pending = [file.name for v, file in migrations.available() if v not in applied]
+        if pending:
+            raise HomeError(
+                f"{self.root} needs migrations {', '.join(pending)}; "
+                "run `reasonlake init`"
+            )
+        self.ready = True
+
+    def _applied(self) -> set[int] | None:
+        """The versions of the applied migrations; None where there is no migrations log."""
+        from pyspark.errors import AnalysisException
+
+        try:
+            return {r.version for r in self.table("_migrations").select("version").collect()}
+        except AnalysisException as exc:
+            if "PATH_NOT_FOUND" in str(exc) or "DELTA_MISSING_DELTA_TABLE" in str(exc) or \
+                    "is not a Delta table" in str(exc):
+                return None
+            raise
+
+    # -- views ----------------------------------------------------------------------------
+    def view(self, name: str) -> ViewDecl:
+        return ViewDecl.from_json(self._view_row(name).definition)
+
+    def require_created(self, name: str) -> None:
+        """Stop a command that would go on from a view whose ``view create`` stopped half-way
+        (its definition saved, its tables not yet made or rebuilt to match)."""
+        if self._view_row(name).fingerprint.startswith(PENDING):
+            raise ViewChangedError(
+                f"view '{name}': its last `view create` stopped before it finished (the new definition "
+                "is saved, its tables are not made to match yet); run the same `reasonlake view create` "
+                "again to finish it")
+
+    def _view_row(self, name: str):
+        rows = table_cache.read(
+            self.spark, self.path("views"), ("view", name),
+            lambda: self.table("views").where(F.col("name") == name).select("definition", "fingerprint").collect())
+        if not rows:
+            known = sorted(r.name for r in self.table("views").select("name").collect())
+            hint = f"known views: {', '.join(known)}" if known else "no view exists yet"
+            raise UnknownViewError(
+                f"unknown view '{name}' ({hint}); create it with `reasonlake view create FILE.yaml`"
+            )
+        return rows[0]
+
+    def view_names(self) -> list[str]:
+        return sorted(r.name for r in self.table("views").select("name").collect())
+
+    def streams_read(self) -> list[str]:
+        """The streams the views read, from one read of the registry."""
+        rows = self.table("views").select("definition").collect()
+        return sorted({ViewDecl.from_json(r.definition).stream for r in rows})

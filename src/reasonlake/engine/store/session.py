@@ -1,0 +1,161 @@
+"""The Spark session: reuse the active one (a cluster, Databricks), else start an embedded one.
+
+The embedded session is local Spark with Delta; delta-spark resolves its jars from Maven
+Central on the first run and Ivy caches them after that.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+
+from reasonlake.errors import EnvironmentSetupError
+
+_EMBEDDED_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # Small data per slide: few shuffle partitions, AQE on and honouring its target size.
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+    "spark.databricks.delta.snapshotPartitions": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.databricks.delta.schema.autoMerge.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # A process that lives for hours, or opens many homes, keeps a bounded number of Delta
+    # table logs (each holds its snapshot's query plans, tens of MB of plan trees for 100
+    # tables) and of finished jobs and queries (there is no UI to show them).
+    "spark.databricks.delta.delta.log.cacheSize": "100",
+    "spark.sql.ui.retainedExecutions": "100",
+    "spark.ui.retainedJobs": "200",
+    "spark.ui.retainedStages": "200",
+    # Spark sizes its memory pages from the heap (64 MB with 4 GB), and every sort or hash
+    # aggregation takes at least one page, even for ten rows: a close's small sorts then held
+    # up to 1.5 GB of barely used pages. A larger record still gets a page of its own size.
+    "spark.buffer.pageSize": "4m",
+}
+
+
+# Spark's Kafka source: a Maven package of the same Spark version, added to the embedded
+# session only when a Kafka source is asked for (its resolution costs a first run a download).
+def kafka_package() -> str:
+    import pyspark
+
+    return f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
+
+
+_SHIPPED_WITH_PYSPARK = "org.apache.hadoop:hadoop-client-runtime,org.apache.hadoop:hadoop-client-api"
+
+
+def get_spark(master: str | None = None, *, packages: tuple[str, ...] = (), conf: dict | None = None):
+    """The active session if there is one, otherwise an embedded local session with Delta,
+    the Maven ``packages`` (such as ``kafka_package()``) and the settings ``conf`` (such as
+    a home's metastore)."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+        raise EnvironmentSetupError(
+            "Java was not found: reasonlake runs Spark, which needs a Java 17 runtime "
+            "(install openjdk-17-jre or set JAVA_HOME)"
+        )
+    from delta import configure_spark_with_delta_pip
+
+    from reasonlake.engine.store.local_fs import spark_conf
+
+    master = master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
+    # Python tasks (the executors' parse of ingested files) run this interpreter, whose
+    # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("reasonlake").master(master)
+    conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder()),
+            # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
+            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse"), **(conf or {})}
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    builder = builder.config(
+        "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
+    )
+    if packages:
+        # pyspark ships the Hadoop client the packages ask for: no second copy to download
+        builder = builder.config("spark.jars.excludes", _SHIPPED_WITH_PYSPARK)
+    log = _jvm_log_path()
+    try:
+        with _jvm_output_to(log):
+            spark = configure_spark_with_delta_pip(builder, extra_packages=list(packages)).getOrCreate()
+    except Exception as exc:
+        text = str(exc)
+        if "JAVA_GATEWAY_EXITED" in text or "Java gateway" in text:
+            raise EnvironmentSetupError(_launch_failure(log)) from None
+        raise
+    spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
+    return spark
+
+
+def _cache_folder():
+    from pathlib import Path
+
+    return Path.home() / ".cache" / "reasonlake"
+
+
+def _jvm_log_path() -> str:
+    folder = _cache_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / f"spark-{os.getpid()}.log")
+
+
+class _jvm_output_to:
+    """Send what the JVM prints (Ivy's jar resolution, Spark's warnings) to a log file.
+
+    The JVM inherits the process's stdout and stderr when it starts, so both are pointed at
+    the log for the launch only; Python's own output is restored right after."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self):
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.saved = []
+        try:
+            fds = (sys.__stdout__.fileno(), sys.__stderr__.fileno())
+        except (AttributeError, ValueError, OSError):
+            return self
+        self.log = open(self.path, "ab")
+        for fd in fds:
+            self.saved.append((fd, os.dup(fd)))
+            os.dup2(self.log.fileno(), fd)
+        return self
+
+    def __exit__(self, *exc):
+        for fd, copy in self.saved:
+            os.dup2(copy, fd)
+            os.close(copy)
+        if self.saved:
+            self.log.close()
+        return False
+
+
+def _launch_failure(log: str) -> str:
+    try:
+        with open(log, errors="replace") as handle:
+            text = handle.read()
+    except OSError:
+        text = ""
+    if "UNRESOLVED DEPENDENCIES" in text or "unresolved dependency" in text:
+        return (
+            "could not fetch the Delta Lake (or Kafka connector) jars from Maven Central (they are cached under "
+            f"~/.ivy2* after the first successful run); check network access. Details: {log}"
+        )
+    if "UnsupportedClassVersionError" in text:
+        return f"Java could not start Spark: install a Java 17 runtime. Details: {log}"
+    return (
+        "could not start the embedded Spark session: check that Java 17 is installed "
+        f"(`java -version`) and that Maven Central is reachable for the Delta jars. Details: {log}"
+    )

@@ -1,0 +1,94 @@
+"""Answers read from Delta tables, remembered with the table version they were read at.
+
+Reading a Delta table through Spark costs a job or two (snapshot, scan) even when the
+table holds three rows, while asking its log for the latest commit costs a directory
+listing. A process that slides close after close reads the same tables again and again
+(the view's declaration, the latest ingest, the view's lineage) while they have not
+changed: an answer is kept with the commit it was read at and
+reused while the table's latest commit is still that one. Any commit by anyone (another
+job, a restore, a rebuild in another process) changes the latest commit, so a stale
+answer is never served.
+
+A commit is named by its version and its timestamp: a table deleted and created again at
+the same path starts its versions over, and its commits' timestamps tell them apart.
+"""
+from __future__ import annotations
+
+from typing import Callable, TypeVar
+
+from reasonlake.engine.store import process_cache
+
+T = TypeVar("T")
+Commit = tuple[int, int]  # version, timestamp (ms)
+
+_LIMIT = 256  # answers kept per session; the oldest go first
+
+
+def _answers(spark) -> dict[tuple, tuple[Commit, object]]:
+    return process_cache.of(spark).answers
+
+
+def latest_commit(spark, path: str) -> Commit | None:
+    """The table's latest commit from its log, without a Spark job; None when the table
+    does not exist or the session cannot tell (no JVM, as with Spark Connect)."""
+    try:
+        jvm = spark._jvm
+        empty = jvm.scala.Option.empty()
+        snapshot = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path).update(
+            False, empty, empty)
+        version = snapshot.version()
+        return (version, snapshot.timestamp()) if version >= 0 else None
+    except Exception:  # an API this Delta build lacks, or no JVM: read without the cache
+        return None
+
+
+def _key(spark, path: str, name: tuple) -> tuple:
+    return (path, name)
+
+
+def read(spark, path: str, name: tuple, compute: Callable[[], T]) -> T:
+    """``compute()``, or its answer from an earlier call while the table is unchanged.
+    ``name`` tells apart the different questions asked of one table."""
+    commit = latest_commit(spark, path)
+    key = _key(spark, path, name)
+    if commit is not None:
+        kept = _answers(spark).get(key)
+        if kept is not None and kept[0] == commit:
+            return kept[1]
+    value = compute()
+    if commit is not None and latest_commit(spark, path) == commit:  # nobody wrote meanwhile
+        remember(spark, path, name, commit, value)
+    return value
+
+
+def peek(spark, path: str, name: tuple):
+    """The answer kept for ``name`` if the table is still at the commit it was read at, else None."""
+    commit = latest_commit(spark, path)
+    kept = _answers(spark).get(_key(spark, path, name))
+    return kept[1] if commit is not None and kept is not None and kept[0] == commit else None
+
+
+def remember(spark, path: str, name: tuple, commit: Commit | None, value) -> None:
+    key, answers = _key(spark, path, name), _answers(spark)
+    if commit is None:
+        answers.pop(key, None)
+        return
+    if key not in answers and len(answers) >= _LIMIT:
+        answers.pop(next(iter(answers)))
+    answers[key] = (commit, value)
+
+
+def forget(spark, path: str, name: tuple) -> None:
+    _answers(spark).pop(_key(spark, path, name), None)
+
+
+def after_own_commit(spark, path: str, name: tuple, before: Commit | None, update: Callable[[T], T]) -> None:
+    """The table got one commit of ours since ``before``: carry an answer read at ``before``
+    over to the new commit, updated by ``update``, when no other commit came in between
+    (else forget it: the next read asks the table)."""
+    kept_answer = _answers(spark).get(_key(spark, path, name))
+    after = latest_commit(spark, path)
+    if kept_answer is None or before is None or after is None or kept_answer[0] != before or after[0] != before[0] + 1:
+        forget(spark, path, name)
+        return
+    remember(spark, path, name, after, update(kept_answer[1]))

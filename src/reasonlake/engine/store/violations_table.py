@@ -1,0 +1,124 @@
+"""The violations table of a view (`violations_<view>`): inconsistencies found at closes.
+
+A violation is a match of a rule with a `false` head (cax-dw, prp-irp, ..., and the
+sameAs-producing rules under unique names): its rule id, the variable bindings, and the
+triples involved with their origins. Like a derived fact, it has an origin (the min over
+its triples) and leaves the window with its oldest triple; found again with a later origin,
+it is renewed. One MERGE per close keeps the table idempotent under re-runs.
+"""
+from __future__ import annotations
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from reasonlake.engine.store.dictionary import decode
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.materialization import expiration_pane
+from reasonlake.plan.windows import NEVER, Window
+
+SCHEMA = (
+    "key STRING, rule STRING, bindings MAP<STRING, BIGINT>, "
+    "triples ARRAY<STRUCT<s: BIGINT, p: BIGINT, o: BIGINT, origin: BIGINT>>, "
+    "origin BIGINT, exp_pane BIGINT, first_close BIGINT, close BIGINT"
+)
+
+
+def path(home: Home, view: str) -> str:
+    return home.path(f"violations_{view}")
+
+
+def create(home: Home, view: str) -> None:
+    home.spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{path(home, view)}` ({SCHEMA}) USING DELTA")
+
+
+def _rows(found: DataFrame, window: Window, close: int) -> DataFrame:
+    return found.select(
+        "key", "rule", "bindings", "triples", "origin",
+        expiration_pane(F.col("origin"), window).alias("exp_pane"),
+        F.lit(close).cast("long").alias("first_close"), F.lit(close).cast("long").alias("close"),
+    )
+
+
+def record(home: Home, view: str, window: Window, found: DataFrame | None, close: int) -> None:
+    """Insert new violations, renew the ones found again with a later origin."""
+    if found is None:
+        return
+    from delta.tables import DeltaTable
+
+    source = _rows(found, window, close)
+    (
+        DeltaTable.forPath(home.spark, path(home, view)).alias("t")
+        .merge(source.alias("u"), "t.key = u.key")
+        .whenMatchedUpdate(
+            condition="u.origin > t.origin OR t.exp_pane <= u.close",
+            set={"origin": "u.origin", "exp_pane": "u.exp_pane", "triples": "u.triples",
+                 "bindings": "u.bindings", "close": "u.close",
+                 # a violation that had left the window and is back starts a new episode
+                 "first_close": "CASE WHEN t.exp_pane <= u.close THEN u.close ELSE t.first_close END"},
+        )
+        .whenNotMatchedInsertAll()
+        .execute()
+    )
+
+
+def replace(home: Home, view: str, window: Window, found: DataFrame | None, close: int) -> None:
+    """A rebuild: the table becomes exactly the violations found at ``close``."""
+    rows = _rows(found, window, close) if found is not None else home.spark.createDataFrame([], SCHEMA)
+    rows.write.format("delta").mode("overwrite").save(path(home, view))
+
+
+def version(home: Home, view: str) -> int:
+    """The table's latest Delta version: the one a close records as holding its violations."""
+    from delta.tables import DeltaTable
+
+    from reasonlake.engine.store.table_cache import latest_commit
+
+    commit = latest_commit(home.spark, path(home, view))  # from the log: no Spark job
+    if commit is not None:
+        return commit[0]
+    return DeltaTable.forPath(home.spark, path(home, view)).history(1).first().version
+
+
+def live(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
+    """The violations live at ``close``, read at the table version that close recorded (a
+    later rebuild or renewal rewrites rows), or at the latest when it recorded none."""
+    reader = home.spark.read.format("delta")
+    if at_version is not None:
+        reader = reader.option("versionAsOf", at_version)
+    table = reader.load(path(home, view))
+    return table.where((F.col("first_close") <= close) & (F.col("exp_pane") > close))
+
+
+def count_live(home: Home, view: str, close: int) -> int:
+    return live(home, view, close).count()
+
+
+def _time(column: str):
+    """Milliseconds as a timestamp; background facts (origin +inf) have none."""
+    return F.when(F.col(column) < F.lit(NEVER), F.timestamp_millis(F.col(column)))
+
+
+def decoded(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
+    """rule, first_close, bindings and triples as N-Triples text, one row per violation."""
+    rows = live(home, view, close, at_version)
+    terms = home.table("terms")
+    exploded = rows.select("key", F.posexplode("triples").alias("i", "t")).select(
+        "key", "i", F.col("t.s").alias("s"), F.col("t.p").alias("p"), F.col("t.o").alias("o"),
+        F.col("t.origin").alias("origin"),
+    )
+    named = decode(exploded, terms, {"s": "subject", "p": "predicate", "o": "object"})
+    triples = named.groupBy("key").agg(F.sort_array(F.collect_list(F.struct(
+        "i", F.concat_ws(" ", "subject", "predicate", "object", F.lit(".")).alias("triple"),
+        _time("origin").alias("origin"),
+    ))).alias("t")).select("key", F.transform("t", lambda x: F.struct(x.triple.alias("triple"), x.origin.alias("origin"))).alias("triples"))
+    binds = rows.select("key", F.explode("bindings").alias("var", "id"))
+    binds = binds.join(terms, binds.id == terms.id, "left").groupBy("key").agg(
+        F.map_from_entries(F.collect_list(F.struct("var", "term"))).alias("bindings")
+    )
+    return (
+        rows.select("key", "rule", F.timestamp_millis("first_close").alias("since"),
+                    _time("origin").alias("origin"))
+        .join(triples, "key").join(binds, "key", "left")
+        .select("rule", "since", "bindings", "triples", "origin", "key")
+        .orderBy("rule", "key")
+    )
