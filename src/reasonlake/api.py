@@ -1,18 +1,19 @@
-"""The Python API: everything the CLI does, returning DataFrames where there are rows."""
+"""The Python API: a ``Lakehouse`` is a home on a Spark session, with one method per command.
+
+Nothing here starts Spark until a method needs it (the session is made on first use of
+``home`` or ``spark``), and the engine is imported by the methods that use it: a command
+that only checks its arguments, compiles a view file or prints help answers at once. The
+command line (``reasonlake.cli``) goes through this module only.
+"""
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
-from reasonlake.declare.view import load_view
-from reasonlake.engine import read
-from reasonlake.engine.ingest import IngestReport, ingest_frame, ingest_paths
-from reasonlake.engine.rebuild import rebuild as rebuild_view
-from reasonlake.engine.slide import slide as slide_view
-from reasonlake.engine.store import state
-from reasonlake.engine.store.home import Home, resolve_home
-from reasonlake.engine.store.session import get_spark
-from reasonlake.engine.views import CreateReport, check_views, create_view
+from reasonlake.declare.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
+from reasonlake.declare.view import load_view, parse_retention  # noqa: F401 (for the CLI)
+from reasonlake.plan.windows import NEVER  # noqa: F401 (for the CLI)
 
 
 def now_ms() -> int:
@@ -30,20 +31,41 @@ class Lakehouse:
         has one opens it without being asked. ``wait``: seconds a command that writes a view
         (slide, rebuild, repair, create_views of a changed view, run) waits for another
         process writing it (``WriterBusyError`` after that)."""
-        from reasonlake.engine.store import catalog
-        from reasonlake.engine.store.session import kafka_package
+        from reasonlake.engine.store.home import resolve_home
 
-        root = resolve_home(home)  # a home that cannot be one fails before Spark starts
-        packages = (kafka_package(),) if kafka else ()
-        conf = catalog.metastore_conf(root) if metastore or catalog.local_metastore(root) else None
-        if conf and spark is None:
-            Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
-        self.home = Home(spark=spark or get_spark(packages=packages, conf=conf), root=root, writer_wait=wait)
+        self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
+        self._given, self._kafka, self._metastore, self._wait = spark, kafka, metastore, wait
+        self._home = None
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
+
+    @property
+    def home(self):
+        """The home on its session (``engine.store.home.Home``), the session started on first use."""
+        if self._home is None:
+            from reasonlake.engine.store import catalog
+            from reasonlake.engine.store.home import Home
+            from reasonlake.engine.store.session import get_spark, kafka_package
+
+            spark, root = self._given, self._root
+            if spark is None:
+                packages = (kafka_package(),) if self._kafka else ()
+                conf = catalog.metastore_conf(root) if self._metastore or catalog.local_metastore(root) else None
+                if conf:
+                    Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
+                spark = get_spark(packages=packages, conf=conf)
+            self._home = Home(spark=spark, root=root, writer_wait=self._wait)
+        return self._home
 
     @property
     def spark(self):
         return self.home.spark
+
+    def clear_cache(self) -> None:
+        """Drop the warm state this process keeps for the session (compiled views, facts in
+        the driver, answers read from small tables): a long-running process gives the
+        memory back; the next close reads what it needs again."""
+        if self._home is not None:
+            self._home.cache.clear()
 
     def release(self) -> None:
         """Hand back the writer leases this process holds (one writer per view): at the end
@@ -66,25 +88,33 @@ class Lakehouse:
             names.refresh_all(self.home)
         return applied
 
-    def create_views(self, files, *, rebuild: bool = False) -> list[CreateReport]:
+    def create_views(self, files, *, rebuild: bool = False) -> list:
+        """``views.CreateReport`` per file: created, unchanged, or changed and rebuilt."""
+        from reasonlake.engine.views import check_views, create_view
+
         decls = [load_view(f) for f in files]
         self.home.require_init()
         checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
         return [create_view(self.home, c, now=now_ms()) for c in checked]
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False,
-               progress=None) -> list[IngestReport]:
+               progress=None) -> list:
         """Files, folders, globs (plain paths, read here) and URIs of any file system the
         session reads (``s3a://``, ``abfss://``, ``dbfs:/``, ``file:``: read by the executors).
-        ``progress(done, total, what)``: called per file (``engine.progress``)."""
+        ``progress(done, total, what)``: called per file (``engine.progress``); one
+        ``ingest.IngestReport`` per file."""
+        from reasonlake.engine.ingest import ingest_paths
+
         self.home.require_init()
         return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate,
                             progress=progress)
 
     def ingest_frame(self, stream: str, frame, *, name: str = "dataframe",
-                     allow_duplicate: bool = False) -> IngestReport:
+                     allow_duplicate: bool = False):
         """A DataFrame with columns s, p, o (N-Triples terms) and ts (a timestamp, epoch
         milliseconds or a time string), validated and quarantined as JSONL rows are."""
+        from reasonlake.engine.ingest import ingest_frame
+
         self.home.require_init()
         return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
 
@@ -102,35 +132,44 @@ class Lakehouse:
         source = source if isinstance(source, KafkaSource) else str(source)
         return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts, progress=progress)
 
-    def slide(self, view: str, until: int | str | None = None, *, progress=None) -> list[state.Published]:
+    def slide(self, view: str, until: int | str | None = None, *, progress=None) -> list:
         """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
         default: now, which can be many closes for a stream from the past).
-        ``progress(done, total, what)``: called per close (``engine.progress``)."""
-        from reasonlake.declare.durations import parse_time
+        ``progress(done, total, what)``: called per close (``engine.progress``); one
+        ``state.Published`` per close."""
+        from reasonlake.engine.slide import slide as slide_view
 
         self.home.require_init()
         return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"), progress)
 
-    def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False, progress=None) -> state.Published:
+    def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False, progress=None):
         """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
         close before that moves the view back to it, only with ``rewind``.
         ``progress(done, total, what)``: called per step (``engine.progress``)."""
+        from reasonlake.engine.rebuild import rebuild as rebuild_view
+
         self.home.require_init()
         self.home.require_created(view)
         return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind, progress=progress)
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
+        from reasonlake.engine import read
+
         self.home.require_init()
         return read.decoded(self.home, name, close, version)
 
     def export(self, name: str, *, close: int | None = None, version: int | None = None):
+        """The view's content as N-Triples lines (an iterator)."""
+        from reasonlake.engine import read
+
         self.home.require_init()
         return read.ntriples(self.home, name, close, version)
 
     def sql(self, query: str):
         """A query over the views (each a table named after it) and the rl_* system tables;
         statements that write, or read paths outside the home, are refused (``sql_guard``)."""
+        from reasonlake.engine import read
         from reasonlake.engine.sql_guard import check_read_only
 
         check_read_only(query, self.home.root)
@@ -138,7 +177,10 @@ class Lakehouse:
         self.sql_tables = read.register_sql_views(self.home)
         return self.spark.sql(query)
 
-    def history(self, name: str) -> list[state.Published]:
+    def history(self, name: str) -> list:
+        """One ``state.Published`` per processed close, oldest first."""
+        from reasonlake.engine.store import state
+
         self.home.require_init()
         self.home.view(name)
         return state.lineage(self.home, name)
@@ -147,7 +189,8 @@ class Lakehouse:
                  docs: str | None = None):
         """Run the view's suites (built-in and its own) on a close, by default the last processed
         one (withheld or not); the results are recorded in rl_expectations and returned."""
-        from reasonlake.engine import expectations
+        from reasonlake.engine import expectations, read
+        from reasonlake.engine.store import state
 
         self.home.require_init()
         decl = self.home.view(name)
@@ -161,14 +204,14 @@ class Lakehouse:
 
     def violations(self, name: str, *, close: int | None = None):
         """The violations live at a close (default: the last processed one), decoded."""
-        from delta.tables import DeltaTable
-
+        from reasonlake.engine import read
+        from reasonlake.engine.store import state
         from reasonlake.engine.store import violations_table as violations
 
         self.home.require_init()
         self.home.view(name)
         history = state.lineage(self.home, name)
-        if not history or not DeltaTable.isDeltaTable(self.spark, violations.path(self.home, name)):
+        if not history or not violations.exists(self.home, name):
             return None, history[-1].close if history else None
         record, at = read.pick(self.home, name, close, None)
         from reasonlake.engine.store import retention
@@ -182,15 +225,10 @@ class Lakehouse:
 
     def rules(self, name: str):
         """The compiled program of a view (or of a view file): active rules, ignored axioms."""
-        from reasonlake.compile.program import compile_program
-        from reasonlake.compile.tbox import load_tbox
-
-        if name.endswith((".yaml", ".yml")) and Path(name).is_file():
-            decl = load_view(name)
-        else:
-            self.home.require_init()
-            decl = self.home.view(name)
-        return decl, compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+        if is_view_file(name):
+            return view_rules(name)
+        self.home.require_init()
+        return view_rules(self.home.view(name))
 
     def explain_removed(self, name: str, triple: str):
         """When and why repair removed a triple: one record per removed item."""
@@ -204,7 +242,7 @@ class Lakehouse:
         close), down to stream items: (root step, close, terms by id); ``derivation.to_json``
         turns it into nested dicts."""
         from reasonlake.engine.audit import parse_triple
-        from reasonlake.engine.reason import derivation
+        from reasonlake.engine import derivation
 
         self.home.require_init()
         return derivation.why(self.home, name, parse_triple(triple, "--why"), close)
@@ -223,8 +261,6 @@ class Lakehouse:
         from reasonlake.engine.changes import changes
 
         self.home.require_init()
-        from reasonlake.declare.durations import parse_time
-
         return changes(self.home, name, None if after is None else parse_time(after, what="after"),
                        None if upto is None else parse_time(upto, what="upto"))
 
@@ -254,3 +290,109 @@ class Lakehouse:
         self.home.require_init()
         self.home.require_created(name)
         return repair_job(self.home, name, progress)
+
+    # -- for the command line: plain rows, no Spark types ---------------------------------
+    def change_rows(self, name: str, *, after=None, upto=None):
+        """``changes`` as tuples (close ms, op, subject, predicate, object, inferred), in order."""
+        from reasonlake.engine.changes import rows
+
+        return rows(self.changes(name, after=after, upto=upto))
+
+    def sql_rows(self, query: str) -> tuple[list[str], list]:
+        """``sql`` run: its column names and rows (timestamps as ISO strings in UTC); a
+        mistake in the query is one ``SqlError`` naming the tables there are."""
+        from reasonlake.engine import sql_rows
+
+        return sql_rows.collect(lambda: self.sql(query), lambda: self.sql_tables)
+
+    def violation_rows(self, name: str, *, close: int | None = None) -> tuple[list, int | None]:
+        """``violations`` collected: (rows, close)."""
+        rows, at = self.violations(name, close=close)
+        return (rows.collect() if rows is not None else []), at
+
+    def streams_read(self) -> list[str]:
+        """The streams the home's views read."""
+        self.home.require_init()
+        return self.home.streams_read()
+
+
+def release_leases() -> None:
+    """Hand back the writer leases this process took (looked up only if a command wrote a
+    view: a command that never started Spark does not start it here)."""
+    lease = sys.modules.get("reasonlake.engine.store.lease")
+    if lease is not None:
+        lease.release_all()
+
+
+def is_view_file(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) and Path(name).is_file()
+
+
+def view_rules(view) -> tuple:
+    """A view (its declaration, or the file that declares it) and its compiled program;
+    no Spark needed."""
+    from reasonlake.compile.program import compile_program
+    from reasonlake.compile.tbox import load_tbox
+
+    decl = load_view(view) if isinstance(view, (str, Path)) else view
+    return decl, compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
+
+
+def check_ingest(stream: str, paths: list[str], ts: int | None) -> None:
+    """Every check of an ingest's arguments that needs no Spark: the stream name, and each
+    local file's name and readability (URIs are read by the executors)."""
+    from reasonlake.engine.ingest import check_stream_name
+    from reasonlake.engine.inputs import is_uri, local_files
+    from reasonlake.parse.formats import check_readable
+
+    check_stream_name(stream)
+    for arg in paths:
+        if not is_uri(arg):
+            for found in local_files(arg):
+                check_readable(found.name, ts)
+
+
+def is_uri(path: str) -> bool:
+    from reasonlake.engine.inputs import is_uri as uri
+
+    return uri(path)
+
+
+def kafka_source(bootstrap: str, topic: str, starting_offsets: str, options: tuple):
+    """A Kafka topic for ``Lakehouse.run`` (the Lakehouse made with ``kafka=True``)."""
+    from reasonlake.engine.runner import KafkaSource
+
+    return KafkaSource(bootstrap, topic, starting_offsets, options)
+
+
+def default_retain_ms() -> int:
+    from reasonlake.engine.store.retention import DEFAULT_RETAIN_MS
+
+    return DEFAULT_RETAIN_MS
+
+
+def parse_triple(text: str, what: str = "--removed") -> tuple[str, str, str]:
+    """An N-Triples triple (``<s> <p> <o>``), checked before Spark starts."""
+    from reasonlake.engine.audit import parse_triple as parse
+
+    return parse(text, what)
+
+
+def derivation_tree(root, terms) -> dict:
+    """``Lakehouse.explain_why``'s derivation as nested dicts."""
+    from reasonlake.engine.derivation import to_json
+
+    return to_json(root, terms)
+
+
+def repair_patterns(decl, program) -> dict[str, int]:
+    """How many conflict patterns each negative rule of a repair view became."""
+    from reasonlake.repair.normal_form import for_view
+
+    return dict(sorted(for_view(decl, program).sources.items()))
+
+
+def rule_shape(rule: str) -> str:
+    from reasonlake.compile.rules import CATALOGUE
+
+    return CATALOGUE[rule].shape

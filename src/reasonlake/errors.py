@@ -53,6 +53,17 @@ class QuarantinedRowsError(IngestError):
     code = "RL132"
 
 
+class TermError(UserError, ValueError):
+    """A term that is not valid N-Triples, or is valid but in a position it may not take
+    (a ValueError too: parsers catch it per row and keep the row as a rejection)."""
+
+    code = "RL135"
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class TimeFormatError(UserError):
     code = "RL140"
 

@@ -59,7 +59,7 @@ def test_why_a_fact_is_in_the_view(cli):
     before = why(cli, f"{p('carol')} <{SOCIAL}knows> {p('adam')}", "--close", "2026-11-22T10:07:00Z")
     assert (before["rule"], [x["item"]["line"] for x in before["premises"]]) == ("prp-spo1", [4]), before
     text = cli("explain", "active_users", "--why", f"{p('tweet4')} <{SOCIAL}discuss> {p('tweet2')}")
-    assert f"by prp-trp, origin 2026-11-22T10:04:00.000Z" in text and f"{STREAM} line 9" in text, text
+    assert "by prp-trp, origin 2026-11-22T10:04:00.000Z" in text and f"{STREAM} line 9" in text, text
 
     # gone by 10:08 (carol followed adam at 10:02:05): where it was instead
     cli("explain", "active_users", "--why", f"{p('carol')} <{SOCIAL}knows> {p('adam')}", expect=1)

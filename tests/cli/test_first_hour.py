@@ -47,7 +47,7 @@ def bare(tmp_path, capsys, monkeypatch):
     def started(*_args, **_kwargs):
         raise AssertionError("the command started Spark before checking its arguments")
 
-    monkeypatch.setattr("reasonlake.api.get_spark", started)
+    monkeypatch.setattr("reasonlake.engine.store.session.get_spark", started)
     return CliRunner(tmp_path / "lake", capsys)
 
 
@@ -86,7 +86,8 @@ def test_mistakes_are_answered_before_spark_starts_with_exit_1(bare, tmp_path, c
 
 
 def test_a_first_session_through_the_cli(cli, tmp_path, capsys):
-    from reasonlake.cli import HISTORY_HEADER, main
+    from reasonlake.cli import main
+    from reasonlake.cli.show import HISTORY_HEADER
 
     cli("view", "create", str(simple_view(tmp_path)))
     literals = AS_WRITTEN + _random_literals(40)
@@ -149,7 +150,27 @@ def test_a_lost_race_with_another_writer_is_exit_1_saying_to_rerun(monkeypatch, 
     def racing(_args):
         raise RuntimeError("io.delta.exceptions.ConcurrentAppendException: Files were added to the root of the table")
 
-    monkeypatch.setattr(cli_module, "_run", racing)
+    from reasonlake.cli.verbs import VERBS
+
+    monkeypatch.setitem(VERBS, "slide", racing)
     assert cli_module.main(["slide", "v"]) == 1
     err = capsys.readouterr().err
     assert "error RL400:" in err and "ConcurrentAppendException" in err and "safe to re-run" in err
+
+
+def test_an_internal_error_is_one_line_and_debug_adds_its_traceback(monkeypatch, capsys):
+    import reasonlake.cli as cli_module
+    from reasonlake.cli.verbs import VERBS
+
+    def broken(_args):
+        raise KeyError("a bug")
+
+    monkeypatch.setitem(VERBS, "history", broken)
+    assert cli_module.main(["history", "v"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        "reasonlake: internal error: KeyError: 'a bug' (run again with --debug for the traceback)"]
+    assert cli_module.main(["--debug", "history", "v"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback (most recent call last)" in err and "in broken" in err
+    assert err.strip().splitlines()[-1] == "reasonlake: internal error: KeyError: 'a bug'"

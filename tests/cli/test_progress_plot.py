@@ -131,7 +131,8 @@ class _Terminal(io.StringIO):
 
 
 def test_a_bar_only_on_a_terminal_and_stdout_unchanged(lake, capsys, monkeypatch):
-    from reasonlake.cli import HISTORY_HEADER, _history_line, build_parser
+    from reasonlake.cli import build_parser
+    from reasonlake.cli.show import HISTORY_HEADER, history_line
     from reasonlake.declare.durations import format_time
 
     lake, _, _, _ = lake
@@ -140,7 +141,7 @@ def test_a_bar_only_on_a_terminal_and_stdout_unchanged(lake, capsys, monkeypatch
     def rebuilt() -> str:
         r = lake.history("pp")[-1]
         return (f"view pp: rematerialized from scratch at {format_time(r.close)} ({r.admitted} items, "
-                f"{r.derived} derived)\n{HISTORY_HEADER}\n{_history_line(r)}\n")
+                f"{r.derived} derived)\n{HISTORY_HEADER}\n{history_line(r)}\n")
 
     out = cli("rebuild", "pp")  # stderr is no terminal here: no bar
     assert out == rebuilt()

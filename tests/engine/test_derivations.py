@@ -22,7 +22,7 @@ def test_every_inferred_fact_has_a_derivation_down_to_window_items(spark, tmp_pa
     from reasonlake.compile.program import compile_program
     from reasonlake.compile.tbox import load_tbox
     from reasonlake.engine import read
-    from reasonlake.engine.reason.derivation import Deriver
+    from reasonlake.engine.derivation import Deriver
 
     shape = (3000, 1000)
     lake = Lakehouse(str(tmp_path / "lake"), spark=spark)

@@ -85,6 +85,17 @@ def test_panes_read_ahead_serve_later_closes_until_an_ingest(cli, spark, tmp_pat
     for name in ("a4", "a5", "a6", "a7"):
         assert f"{ex(name)} {TYPE} {ex('Agent')}" in exported
     assert f"{ex('a3')} {TYPE} {ex('Agent')}" not in exported  # expired at 7000 (width 4 s)
+    # the warm state dropped: the next close reads the tables again and gives the same view
+    cache = lake.home.cache
+    assert cache.answers and cache.compiled
+    lake.clear_cache()
+    assert not (cache.answers or cache.compiled or cache.resident or cache.file_lists)
+    cli("ingest", "s", str(jsonl(tmp_path / "e3.jsonl", [(ex("a8"), ex("knows"), ex("b"), 8000)])))
+    cli("slide", "v", "--until", "8000")
+    exported = cli("export", "v")
+    for name in ("a5", "a6", "a7", "a8"):
+        assert f"{ex(name)} {TYPE} {ex('Agent')}" in exported
+    assert f"{ex('a4')} {TYPE} {ex('Agent')}" not in exported
 
 
 def _id(lake, name: str) -> int:

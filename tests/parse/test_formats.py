@@ -613,7 +613,7 @@ def test_turtle_numeric_shorthand_keeps_the_form_written(tmp_path):
     text = f"{e('a')} {e('p')} {' , '.join(written)} .\n"
     parsed = parse(tmp_path, "s.ttl", text, ts=1)
     assert sorted(i.o for i in parsed.items) == sorted(f'"{v}"^^<{XSD}{t}>' for v, t in written.items())
-    mine = rdflib.Graph().parse(data=f"<http://e/a> <http://e/p> 007, .5 .", format="turtle")
+    mine = rdflib.Graph().parse(data="<http://e/a> <http://e/p> 007, .5 .", format="turtle")
     assert sorted(str(o) for o in mine.objects()) == ["0.5", "7"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reasonlake.compile.normal_form import RecursiveNegativeInclusion, rewrite
+from reasonlake.repair.normal_form import RecursiveNegativeInclusion, rewrite
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import OntologySource

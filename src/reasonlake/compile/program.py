@@ -16,7 +16,6 @@ from reasonlake.compile.hierarchy import Hierarchy
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
 from reasonlake.compile.restriction_subsumption import subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
-from reasonlake.errors import ViewDeclarationError
 from reasonlake.parse.lexical_space import CHECKS as LEXICAL_SPACES
 from reasonlake.vocab import (
     DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,

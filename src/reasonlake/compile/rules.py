@@ -17,14 +17,30 @@ the unique name assumption (a view's ``unique_names``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+
+
+class RuleShape(StrEnum):
+    """How the engine evaluates a rule (the list above)."""
+
+    LINEAR = "linear"
+    TRANSITIVE = "transitive"
+    JOIN = "join"
+    VIOLATION = "violation"
+    BACKGROUND = "background"
+    LITERAL = "literal"
+    SCHEMA = "schema"
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str
-    shape: str
+    shape: RuleShape
     body: str
     head: str
+
+    def __post_init__(self):  # written as strings below; a misspelt shape fails at import
+        object.__setattr__(self, "shape", RuleShape(self.shape))
 
 
 _RULES = (

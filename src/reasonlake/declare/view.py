@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 import yaml
@@ -19,7 +20,24 @@ from reasonlake.declare.expectations import ExpectationsDecl, parse_block
 from reasonlake.errors import TimeFormatError, ViewDeclarationError
 from reasonlake.plan.windows import Window
 
-PROFILES = ("rdfs", "rdfs-plus", "owl2rl")
+
+
+class Profile(StrEnum):
+    """A view's rule profile (a string as written in the view file)."""
+
+    RDFS = "rdfs"
+    RDFS_PLUS = "rdfs-plus"
+    OWL2RL = "owl2rl"
+
+
+class RepairPolicy(StrEnum):
+    """What a view does with an inconsistency: report it, or repair it newest-wins."""
+
+    NONE = "none"
+    NEWEST_WINS = "newest-wins"
+
+
+PROFILES = tuple(Profile)
 SUPPORTED_PROFILES = PROFILES
 # fullmatch only: "$" would also match before a trailing newline ("name\n").
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -27,7 +45,7 @@ KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
     "repair", "repair_depth", "retain", "expectations",
 }
-REPAIR_POLICIES = ("none", "newest-wins")
+REPAIR_POLICIES = tuple(RepairPolicy)
 
 
 @dataclass(frozen=True)
@@ -41,7 +59,7 @@ class OntologySource:
 class ViewDecl:
     name: str
     stream: str
-    profile: str
+    profile: Profile
     window: Window
     ontology: tuple[OntologySource, ...] = field(default_factory=tuple)
     description: str = ""
@@ -50,7 +68,7 @@ class ViewDecl:
     # Static instance data: facts that never expire and take part in every derivation.
     background: tuple[OntologySource, ...] = field(default_factory=tuple)
     # Inconsistency repair (Proost & Bonte): none (report violations) or newest-wins.
-    repair: str = "none"
+    repair: RepairPolicy = RepairPolicy.NONE
     # How deep recursive negative inclusions are rewritten; None: recursion is an error.
     repair_depth: int | None = None
     # How long closes stay readable after `reasonlake vacuum` (ms); None: Delta's default.
@@ -104,13 +122,13 @@ class ViewDecl:
         return ViewDecl(
             name=raw["name"],
             stream=raw["stream"],
-            profile=raw["profile"],
+            profile=Profile(raw["profile"]),
             window=Window(**raw["window"]),
             ontology=tuple(OntologySource(**o) for o in raw["ontology"]),
             description=raw.get("description", ""),
             unique_names=raw.get("unique_names", True),
             background=tuple(OntologySource(**o) for o in raw.get("background", [])),
-            repair=raw.get("repair", "none"),
+            repair=RepairPolicy(raw.get("repair", "none")),
             repair_depth=raw.get("repair_depth"),
             retain=raw.get("retain"),
             expectations=ExpectationsDecl.from_dict(raw.get("expectations")),
@@ -247,7 +265,7 @@ def _repair(path: Path, raw: dict) -> str:
     value = raw.get("repair", "none")
     if value not in REPAIR_POLICIES:
         raise _fail(path, "repair", f"{value!r} is not a repair policy; allowed: {', '.join(REPAIR_POLICIES)}")
-    return value
+    return RepairPolicy(value)
 
 
 def _repair_depth(path: Path, raw: dict) -> int | None:

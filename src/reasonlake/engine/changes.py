@@ -75,3 +75,9 @@ def changes(home: Home, view: str, after: int | None = None, upto: int | None = 
                           | F.col("object").startswith(hidden)))
     return named.select(F.timestamp_millis("at").alias("close"), "op", "subject", "predicate", "object",
                         (F.col("rule") != "explicit").alias("inferred")).orderBy("close", "op", "subject", "predicate", "object")
+
+
+def rows(frame: DataFrame):
+    """The changes as tuples (close ms, op, subject, predicate, object, inferred), in order."""
+    for row in frame.withColumn("ms", F.unix_millis("close")).toLocalIterator():
+        yield row.ms, row.op, row.subject, row.predicate, row.object, row.inferred

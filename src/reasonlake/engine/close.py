@@ -1,4 +1,4 @@
-"""One window close of a view, as an object with one method per step (DESIGN §3).
+"""One window close of a view, as an object with one method per step (decisions 0004, 0008).
 
 ``start`` decides once where the close runs. A ``DriverClose`` starts from the facts this
 process kept in the driver after publishing the table's latest commit (``resident``) and

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reasonlake.compile.normal_form import for_view
+from reasonlake.repair.normal_form import for_view
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl

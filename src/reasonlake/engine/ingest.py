@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine import admit, faults
+from reasonlake.engine import admit, faults, ingest_log
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.store import arrow_commit, lease, table_cache
 from reasonlake.engine.store.dictionary import (
@@ -22,7 +22,7 @@ from reasonlake.engine.store.dictionary import (
     unseen_terms,
 )
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.schemas import EVENT_SCHEMA
+from reasonlake.engine.store.schemas import EVENT_SCHEMA, INGEST_SCHEMA, QUARANTINE_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.errors import DuplicateFileError, IngestError
 from reasonlake.parse.formats import parse_file
@@ -48,14 +48,6 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _ingests(home: Home) -> pl.DataFrame:
-    """The ingests so far (seq, stream, file, sha256), kept per commit of their table."""
-    def read() -> pl.DataFrame:
-        return pl.from_arrow(home.table("ingests").select("seq", "stream", "file", "sha256").toArrow())
-
-    return table_cache.read(home.spark, home.path("ingests"), ("ingests",), read)
-
-
 # Plain files committed together: up to this many bytes of input a commit (the items of a
 # batch are held in the driver until it is written).
 BATCH_BYTES = 256 << 20
@@ -75,10 +67,10 @@ def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None) 
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
     sha = sha or sha256_of(path)
-    earlier = _ingests(home).filter((pl.col("stream") == stream) & (pl.col("sha256") == sha))
+    before = ingest_log.earlier(ingest_log.ingests(home), stream, sha)
     with step("ingest: parse"):
         parsed = parse_file(path, ts=ts, file_key=sha[:12])
-    return _Read(path, sha, earlier.height, parsed)
+    return _Read(path, sha, before.height, parsed)
 
 
 def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
@@ -92,71 +84,66 @@ def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) 
 
 
 def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
-    ingests = _ingests(home)
+    ingested = ingest_log.ingests(home)
     for f in files:  # checked before parsing; an ingest of the same content may have committed since
-        now = ingests.filter((pl.col("stream") == stream) & (pl.col("sha256") == f.sha))
-        if now.height > f.previous and not allow_duplicate:
-            first = now.sort("seq").row(0, named=True)
-            raise DuplicateFileError(
-                f"{f.path}: this content was ingested into stream '{stream}' by another ingest while this "
-                f"one parsed it (as {first['file']}, ingest #{first['seq']}); this batch was not ingested; "
-                "leave the file out or pass --allow-duplicate-file to ingest it again")
-    first_seq = (ingests.get_column("seq").max() or 0) + 1
+        before = ingest_log.earlier(ingested, stream, f.sha)
+        if before.height > f.previous and not allow_duplicate:
+            raise ingest_log.duplicate(f.path, stream, before, meanwhile=True, outcome="this batch was not ingested")
+    first_seq = ingest_log.next_seq(ingested)
     seqs = [first_seq + n for n in range(len(files))]
-    if len(files) == 1:  # the id a single file's ingest has always had
-        txn = (f"ingest-{stream}-{files[0].sha}", files[0].previous + 1)
-    else:
-        call = hashlib.sha256("\0".join(f.sha for f in files).encode()).hexdigest()
-        txn = (f"ingest-{stream}-{call}", max(f.previous for f in files) + 1)
-    frames = [f.parsed.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"),
-                                            pl.lit(str(f.path)).alias("file"))
-              for f, seq in zip(files, seqs) if f.parsed.count]
-    if frames:
-        # Terms are encoded once, here, so every view over the stream admits plain ids;
-        # the ids are computed in the driver (the same hash as Spark's), and the events go
-        # to Delta from Arrow in one job.
-        items = pl.concat(frames)
-        ids = driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))
-        with step("ingest: terms"):
-            unseen = unseen_terms(home.spark, home.path("terms"), ids)
-        for x in ("s", "p", "o"):
-            items = items.join(ids.rename({"term": x, "id": f"{x}_id"}), on=x, how="left")
-        events = items.select(
-            pl.lit(stream).alias("stream"), "s", "p", "o", "s_id", "p_id", "o_id", "ts",
-            (pl.col("ts") // DAY_MS).alias("ts_day"), "ingest_seq", "file", "line", "event",
-        )
-        with step("ingest: events"), ThreadPoolExecutor(1) as beside:
-            # the new terms (checked already) are committed beside the events: a crash
-            # between the two leaves events no ingest record makes visible
-            appended = beside.submit(append_terms, home.spark, home.path("terms"), unseen)
-            before = table_cache.latest_commit(home.spark, home.path("events"))
-            arrow_commit.append_frame(home.spark, home.path("events"), events, EVENT_SCHEMA, txn=txn)
-            admit.after_ingest(home, stream, seqs[-1], before, events)
-            appended.result()
+    txn = _txn(stream, files)
+    _commit_events(home, stream, files, seqs, txn)
     faults.reached("ingest: events")
     rejected = [(stream, str(f.path), r.line, r.raw, r.reason, seq)
                 for f, seq in zip(files, seqs) for r in f.parsed.rejected]
     if rejected:
-        arrow_commit.append_rows(
-            home.spark, home.path("quarantine"), rejected,
-            "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT", txn=txn)
-    path_ingests = home.path("ingests")
-    before = table_cache.latest_commit(home.spark, path_ingests)
+        arrow_commit.append_rows(home.spark, home.path("quarantine"), rejected, QUARANTINE_SCHEMA, txn=txn)
+    before = table_cache.latest_commit(home.spark, home.path("ingests"))
     records = [(seq, stream, str(f.path), f.sha, f.parsed.count, len(f.parsed.rejected))
                for f, seq in zip(files, seqs)]
-    arrow_commit.append_rows(
-        home.spark, path_ingests, records,
-        "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT", txn=txn)
-    added = pl.DataFrame({"seq": seqs, "stream": [stream] * len(files), "file": [str(f.path) for f in files],
-                          "sha256": [f.sha for f in files]}, schema=ingests.schema)
-    table_cache.after_own_commit(home.spark, path_ingests, ("ingests",), before,
-                                 lambda kept: pl.concat([kept, added]))
-    table_cache.after_own_commit(home.spark, path_ingests, ("latest seq",), before,
-                                 lambda kept: max(kept, seqs[-1]))
+    arrow_commit.append_rows(home.spark, home.path("ingests"), records, INGEST_SCHEMA, txn=txn)
+    ingest_log.committed(home, ingested, before, records)
     return [IngestReport(
         file=str(f.path), seq=seq, items=f.parsed.count, quarantined=len(f.parsed.rejected),
         reasons=tuple((r.line, r.raw, r.reason) for r in f.parsed.rejected), notes=f.parsed.notes,
     ) for f, seq in zip(files, seqs)]
+
+
+def _txn(stream: str, files: list[_Read]) -> tuple[str, int]:
+    """The batch's Delta transaction: by content, and by how many times it went in before."""
+    if len(files) == 1:  # the id a single file's ingest has always had
+        return f"ingest-{stream}-{files[0].sha}", files[0].previous + 1
+    call = hashlib.sha256("\0".join(f.sha for f in files).encode()).hexdigest()
+    return f"ingest-{stream}-{call}", max(f.previous for f in files) + 1
+
+
+def _commit_events(home: Home, stream: str, files: list[_Read], seqs: list[int], txn: tuple[str, int]) -> None:
+    frames = [f.parsed.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"),
+                                            pl.lit(str(f.path)).alias("file"))
+              for f, seq in zip(files, seqs) if f.parsed.count]
+    if not frames:
+        return
+    # Terms are encoded once, here, so every view over the stream admits plain ids; the ids
+    # are computed in the driver (the same hash as Spark's), and the events go to Delta from
+    # Arrow in one job.
+    items = pl.concat(frames)
+    ids = driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))
+    with step("ingest: terms"):
+        unseen = unseen_terms(home.spark, home.path("terms"), ids)
+    for x in ("s", "p", "o"):
+        items = items.join(ids.rename({"term": x, "id": f"{x}_id"}), on=x, how="left")
+    events = items.select(
+        pl.lit(stream).alias("stream"), "s", "p", "o", "s_id", "p_id", "o_id", "ts",
+        (pl.col("ts") // DAY_MS).alias("ts_day"), "ingest_seq", "file", "line", "event",
+    )
+    with step("ingest: events"), ThreadPoolExecutor(1) as beside:
+        # the new terms (checked already) are committed beside the events: a crash between
+        # the two leaves events no ingest record makes visible
+        appended = beside.submit(append_terms, home.spark, home.path("terms"), unseen)
+        before = table_cache.latest_commit(home.spark, home.path("events"))
+        arrow_commit.append_frame(home.spark, home.path("events"), events, EVENT_SCHEMA, txn=txn)
+        admit.after_ingest(home, stream, seqs[-1], before, events)
+        appended.result()
 
 
 def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = None,
@@ -216,19 +203,15 @@ def check_stream_name(stream: str) -> None:
 def _check_new(home: Home, stream: str, paths: list[Path]) -> dict[Path, str]:
     """Each file's content not ingested into ``stream`` before, nor twice in this call; the
     files' digests."""
-    ingests = _ingests(home).filter(pl.col("stream") == stream)
+    ingested = ingest_log.ingests(home)
     seen: dict[str, Path] = {}
     for path in paths:
         if not path.is_file():
             raise IngestError(f"{path}: no such file")
         sha = sha256_of(path)
-        earlier = ingests.filter(pl.col("sha256") == sha)
-        if earlier.height:
-            first = earlier.sort("seq").row(0, named=True)
-            raise DuplicateFileError(
-                f"{path}: this content was already ingested into stream '{stream}' "
-                f"(as {first['file']}, ingest #{first['seq']}); nothing of this call was ingested; "
-                "leave the file out or pass --allow-duplicate-file to ingest it again")
+        before = ingest_log.earlier(ingested, stream, sha)
+        if before.height:
+            raise ingest_log.duplicate(path, stream, before)
         if sha in seen:
             raise DuplicateFileError(
                 f"{path}: the same content as {seen[sha]}, given in the same call; nothing was "

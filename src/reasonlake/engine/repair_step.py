@@ -1,4 +1,4 @@
-"""The repair step of a slide (DESIGN §3, step 3) and its tables.
+"""The repair step of a slide (decision 0007) and its tables.
 
 Before anything new is materialized, the conflict sets that involve the items entering the
 window are found among the window's explicit items (the inconsistency-normal form's
@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.compile.normal_form import NormalForm
+from reasonlake.compile.join_groups import JoinGroup, group_rules
+from reasonlake.repair.normal_form import NormalForm
 from reasonlake.engine import arrow_bridge, faults
 from reasonlake.engine.admit import stream_events
 from reasonlake.engine.reason import budget, dred, spark_joins
-from reasonlake.engine.reason import driver_matching as local_rules
+from reasonlake.engine.reason import driver_matching
 from reasonlake.engine.reason.program_tables import term_ids
 from reasonlake.engine.reason.spark_rounds import BROADCAST_ROWS
 from reasonlake.engine.store import commit_marks
@@ -33,11 +34,11 @@ from reasonlake.vocab import TYPE
 
 
 def removed_path(home: Home, view: str) -> str:
-    return home.path(f"removed_{view}")
+    return home.removed_path(view)
 
 
 def repairs_path(home: Home, view: str) -> str:
-    return home.path(f"repairs_{view}")
+    return home.repairs_path(view)
 
 
 def create(home: Home, view: str) -> None:
@@ -50,12 +51,12 @@ def create(home: Home, view: str) -> None:
 
 @dataclass
 class RepairTables:
-    groups: list[spark_joins.JoinGroup]
+    groups: list[JoinGroup]
     type_id: int
     predicates: list[int]  # every predicate a pattern mentions: the items worth reading
     join_s: list[int]  # predicates whose subject a pattern joins on
     join_o: list[int]  # predicates whose object a pattern joins on
-    local: object = None  # local_rules.Matcher of the groups, made on first use
+    local: object = None  # driver_matching.Matcher of the groups, made on first use
 
 
 def encode(spark, form: NormalForm) -> RepairTables:
@@ -72,7 +73,7 @@ def encode(spark, form: NormalForm) -> RepairTables:
                 join_s.add(ids[p])
             if p != TYPE and used.count(o) > 1:
                 join_o.add(ids[p])
-    return RepairTables(spark_joins.group_rules(form.patterns, ids), ids[TYPE], predicates,
+    return RepairTables(group_rules(form.patterns, ids), ids[TYPE], predicates,
                         sorted(join_s), sorted(join_o))
 
 
@@ -106,7 +107,7 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_item
     individuals (every rule body is), so an old item of a match is at most (atoms - 1)
     shared subjects or objects away from a new item; one pass over the window per hop, with
     the frontier broadcast, instead of shuffling the whole window. When the new items and
-    what they reach are small, the matching itself runs in the driver (``local_rules``)."""
+    what they reach are small, the matching itself runs in the driver (``driver_matching``)."""
     relevant = F.col("p").isin(tables.predicates)
     new = new_items.where(relevant).select(*KEY, F.col("ts").alias("origin")).distinct()
     if old_items is not None:
@@ -155,13 +156,13 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
     if background is not None:
         bg = background.where(F.col("p").isin(tables.predicates))
         facts += arrow_bridge.collect(bg, [*KEY, "origin"])
-    found = local_rules.violations(_local_groups(tables), new, local_rules.Index(facts), keep_origins=True)
+    found = driver_matching.violations(_local_groups(tables), new, driver_matching.Index(facts), keep_origins=True)
     return _as_conflicts((rule, triples) for rule, _, triples, _ in found)
 
 
-def _local_groups(tables: RepairTables) -> local_rules.Matcher:
+def _local_groups(tables: RepairTables) -> driver_matching.Matcher:
     if tables.local is None:
-        tables.local = local_rules.Matcher(tables.groups)
+        tables.local = driver_matching.Matcher(tables.groups)
     return tables.local
 
 
@@ -284,7 +285,7 @@ class Repaired:
 
 
 def run(home: Home, compiled, close: int, last, upto_seq: int, seq: int, base) -> Repaired:
-    """DESIGN §3 step 3: conflicts of the new items against the repaired window, the losers
+    """A slide's repair step (decision 0007): conflicts of the new items against the repaired window, the losers
     tombstoned, their consequences deleted and set up for re-derivation."""
     decl, spark = compiled.decl, home.spark
     before = tombstones(home, decl.name, before=close)

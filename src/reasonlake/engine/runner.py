@@ -78,69 +78,21 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
     """Run until the source (a folder or glob of stream files, or a Kafka topic) is drained
     (``available-now``) or for ever (an interval such as ``30 seconds``), ingesting every new
     file or message and sliding ``views`` after each micro-batch."""
-    from reasonlake.engine.ingest import _ingests
+    from reasonlake.engine.store import state
 
     for view in views:
         home.view(view)  # unknown views fail before the query starts
     stream = _stream_of(home, views)
     report = RunReport(newest_event=_newest_event(home, stream))
-    from reasonlake.engine.store import state
-
     for view in views:
         history = state.lineage(home, view)
         report.last_close[view] = history[-1].close if history else None
-    kafka = isinstance(source, KafkaSource)
     checkpoint = checkpoint_path(home, stream, source)
-    query_key = hashlib.sha256(checkpoint.encode()).hexdigest()[:16]
-    failure: list[BaseException] = []
-    supported = F.lower(F.regexp_extract("path", r"(\.[^./]+)$", 1)).isin(*SUPPORTED_SUFFIXES)
     show = progress if progress is not None else (_print_progress if sys.stderr.isatty() else None)
-
-    def batch(files, batch_id: int) -> None:
-        if failure:
-            return
-        try:
-            started = time.perf_counter()
-            with step("run: ingests"):
-                ingests = _ingests(home)
-            # a replayed batch: its sources are recorded already (same name, same content)
-            done = ingests.filter(pl.col("stream") == stream).select("file", "sha256")
-            if kafka:
-                parsed = spark_ingest.parse_messages(files)
-            else:
-                parsed = spark_ingest.parse_files(files.where(supported).select("path", "content"), ts)
-            recorded = {(f, h) for f, h in done.iter_rows()}
-            fresh = [s for s in parsed.sources if (s.file, s.sha256) not in recorded]
-            if fresh:
-                parsed = spark_ingest.Parsed(parsed.rows.where(F.col("file").isin([s.file for s in fresh])), fresh)
-                reports = spark_ingest.write(
-                    home, stream, parsed, allow_duplicate=True,
-                    txn={"txnAppId": f"run-{query_key}", "txnVersion": batch_id})
-                report.files += len(reports)
-                report.items += sum(r.items for r in reports)
-                report.quarantined += sum(r.quarantined for r in reports)
-                faults.reached("run: ingested")
-                times = [s.newest for s in fresh if s.newest is not None]
-                if times:
-                    report.newest_event = max(times + [report.newest_event or min(times)])
-            if report.newest_event is not None:
-                for view in views:
-                    if not _close_due(home, view, report.last_close[view], report.newest_event - lateness):
-                        continue  # a quiet batch: nothing to ask the view's tables
-                    closed = _slide_on(home, view, report, report.newest_event - lateness)
-                    report.closes[view] = report.closes.get(view, 0) + len(closed)
-                    if closed:
-                        report.last_close[view] = closed[-1].close
-            report.batches += 1
-            if show:
-                show(batch_id, report, time.perf_counter() - started)
-        except BaseException as exc:  # stop the query; the caller raises it
-            failure.append(exc)
-            raise
-
-    reader = _kafka_reader(home, source) if kafka else (
+    batches = _Batches(home, views, stream, source, report, checkpoint, lateness=lateness, ts=ts, show=show)
+    reader = _kafka_reader(home, source) if batches.kafka else (
         home.spark.readStream.format("binaryFile").schema(_BINARY_FILE).load(source))
-    writer = reader.writeStream.foreachBatch(batch).option("checkpointLocation", checkpoint)
+    writer = reader.writeStream.foreachBatch(batches).option("checkpointLocation", checkpoint)
     if trigger == "available-now":
         writer = writer.trigger(availableNow=True)
     else:
@@ -149,15 +101,84 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
     try:
         query.awaitTermination()
     except Exception:
-        if failure:
-            raise failure[0] from None
+        if batches.failure:
+            raise batches.failure[0] from None
         raise
     finally:
         if query.isActive:
             query.stop()
-    if failure:
-        raise failure[0]
+    if batches.failure:
+        raise batches.failure[0]
     return report
+
+
+class _Batches:
+    """What the query does with each micro-batch: ingest its new sources, then slide the
+    views whose next close is due. The first failure stops the query (``run`` raises it)."""
+
+    def __init__(self, home: Home, views: list[str], stream: str, source, report: RunReport, checkpoint: str, *,
+                 lateness: int, ts: int | None, show):
+        self.home, self.views, self.stream, self.report = home, views, stream, report
+        self.kafka = isinstance(source, KafkaSource)
+        self.query_key = hashlib.sha256(checkpoint.encode()).hexdigest()[:16]
+        self.lateness, self.ts, self.show = lateness, ts, show
+        self.failure: list[BaseException] = []
+        self.supported = F.lower(F.regexp_extract("path", r"(\.[^./]+)$", 1)).isin(*SUPPORTED_SUFFIXES)
+
+    def __call__(self, files, batch_id: int) -> None:
+        if self.failure:
+            return
+        try:
+            started = time.perf_counter()
+            self._ingest(files, batch_id)
+            self._slide()
+            self.report.batches += 1
+            if self.show:
+                self.show(batch_id, self.report, time.perf_counter() - started)
+        except BaseException as exc:  # stop the query; the caller raises it
+            self.failure.append(exc)
+            raise
+
+    def _ingest(self, files, batch_id: int) -> None:
+        from reasonlake.engine import ingest_log
+
+        report = self.report
+        with step("run: ingests"):
+            ingests = ingest_log.ingests(self.home)
+        # a replayed batch: its sources are recorded already (same name, same content)
+        done = ingests.filter(pl.col("stream") == self.stream).select("file", "sha256")
+        if self.kafka:
+            parsed = spark_ingest.parse_messages(files)
+        else:
+            parsed = spark_ingest.parse_files(files.where(self.supported).select("path", "content"), self.ts)
+        recorded = {(f, h) for f, h in done.iter_rows()}
+        fresh = [s for s in parsed.sources if (s.file, s.sha256) not in recorded]
+        if not fresh:
+            return
+        parsed = spark_ingest.Parsed(parsed.rows.where(F.col("file").isin([s.file for s in fresh])), fresh)
+        reports = spark_ingest.write(
+            self.home, self.stream, parsed, allow_duplicate=True,
+            txn={"txnAppId": f"run-{self.query_key}", "txnVersion": batch_id})
+        report.files += len(reports)
+        report.items += sum(r.items for r in reports)
+        report.quarantined += sum(r.quarantined for r in reports)
+        faults.reached("run: ingested")
+        times = [s.newest for s in fresh if s.newest is not None]
+        if times:
+            report.newest_event = max(times + [report.newest_event or min(times)])
+
+    def _slide(self) -> None:
+        report = self.report
+        if report.newest_event is None:
+            return
+        until = report.newest_event - self.lateness
+        for view in self.views:
+            if not _close_due(self.home, view, report.last_close[view], until):
+                continue  # a quiet batch: nothing to ask the view's tables
+            closed = _slide_on(self.home, view, report, until)
+            report.closes[view] = report.closes.get(view, 0) + len(closed)
+            if closed:
+                report.last_close[view] = closed[-1].close
 
 
 def _slide_on(home: Home, view: str, report: RunReport, until: int) -> list:

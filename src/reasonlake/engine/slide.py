@@ -1,4 +1,4 @@
-"""The slide job: process every pending window close of a view, in order (DESIGN §3).
+"""The slide job: process every pending window close of a view, in order (decisions 0001, 0004).
 
 Per close (``close``): expire whole partitions, admit the new pane, repair, semi-naive
 rounds, violations, publish, record the close and the published Delta version. Readers pin

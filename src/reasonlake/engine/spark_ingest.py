@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import faults
+from reasonlake.engine import faults, ingest_log
 from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.dictionary import (
     append_terms,
@@ -28,9 +28,9 @@ from reasonlake.engine.store.dictionary import (
     term_id,
 )
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.schemas import PARSED_SCHEMA
+from reasonlake.engine.store.schemas import INGEST_SCHEMA, PARSED_SCHEMA
 from reasonlake.engine.timing import step
-from reasonlake.errors import DuplicateFileError, IngestError
+from reasonlake.errors import IngestError
 
 DAY_MS = 86_400_000
 _FIELDS = [f.split(" ")[0] for f in PARSED_SCHEMA.split(", ")]
@@ -271,41 +271,47 @@ def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, txn
     ``txn`` replaces the call's Delta transaction id (the runner's: its query and
     micro-batch). Under the home's ingest lease: the ingest numbers and the new terms are
     read and appended by one ingest at a time."""
-    from reasonlake.engine.ingest import _ingests
     from reasonlake.engine.store import lease
 
     with lease.ingesting(home):
-        return _write(home, stream, parsed, _ingests(home), allow_duplicate=allow_duplicate, txn=txn)
+        return _write(home, stream, parsed, ingest_log.ingests(home), allow_duplicate=allow_duplicate, txn=txn)
 
 
-def _write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate: bool,
+def _write(home: Home, stream: str, parsed: Parsed, ingested, *, allow_duplicate: bool,
            txn: dict | None) -> list:
-    """``write`` once the lease is held; ``ingests``: the earlier ingests (seq, stream, file, sha256)."""
-    import polars as pl
-
-    from reasonlake.engine.ingest import IngestReport
-
-    spark = home.spark
-    earlier = ingests.filter(pl.col("stream") == stream)
+    """``write`` once the lease is held; ``ingested``: the earlier ingests (seq, stream, file, sha256)."""
     counts = []
     for source in parsed.sources:
-        before = earlier.filter(pl.col("sha256") == source.sha256).sort("seq")
+        before = ingest_log.earlier(ingested, stream, source.sha256)
         if before.height and not allow_duplicate:
-            first = before.row(0, named=True)
-            raise DuplicateFileError(
-                f"{source.file}: this content was already ingested into stream '{stream}' "
-                f"(as {first['file']}, ingest #{first['seq']}); pass --allow-duplicate-file to ingest it again"
-                + (" (nothing was ingested)" if len(parsed.sources) > 1 else "")
-            )
+            raise ingest_log.duplicate(source.file, stream, before, outcome=(
+                "nothing of this call was ingested" if len(parsed.sources) > 1 else "it was not ingested again"))
         counts.append(before.height)
-    first_seq = (ingests.get_column("seq").max() or 0) + 1
+    first_seq = ingest_log.next_seq(ingested)
     seqs = {s.file: first_seq + n for n, s in enumerate(parsed.sources)}
     call = hashlib.sha256("\0".join(s.sha256 for s in parsed.sources).encode()).hexdigest()
     txn = txn or {"txnAppId": f"ingest-{stream}-{call}", "txnVersion": max(counts, default=0) + 1}
-    seq_of = spark.createDataFrame(list(seqs.items()), "file STRING, ingest_seq BIGINT")
+    seq_of = home.spark.createDataFrame(list(seqs.items()), "file STRING, ingest_seq BIGINT")
     rows = parsed.rows.join(F.broadcast(seq_of), "file")
-    items = rows.where(F.col("kind") == "item")
-    count = sum(s.items for s in parsed.sources)
+    _write_events(home, stream, rows.where(F.col("kind") == "item"), sum(s.items for s in parsed.sources), txn)
+    faults.reached("ingest: events")
+    bad = rows.where(F.col("kind") == "rejected").select(
+        F.lit(stream).alias("stream"), "file", "line", "raw", "reason", "ingest_seq").withColumn(
+        "at", F.current_timestamp())
+    if any(s.rejected for s in parsed.sources):
+        bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
+    records = [(seqs[s.file], stream, s.file, s.sha256, s.items, s.rejected) for s in parsed.sources]
+    before = table_cache.latest_commit(home.spark, home.path("ingests"))
+    with step("ingest: record"):
+        home.spark.createDataFrame(records, INGEST_SCHEMA).withColumn("at", F.current_timestamp()).write.format(
+            "delta").mode("append").options(**txn).save(home.path("ingests"))
+    ingest_log.committed(home, ingested, before, records)
+    return _reports(parsed, records, bad)
+
+
+def _write_events(home: Home, stream: str, items, count: int, txn: dict) -> None:
+    """The items as events with their term ids, the new terms committed beside them."""
+    spark = home.spark
     with step("ingest: terms"):
         terms = items.select(F.explode(F.array("s", "p", "o")).alias("term"))
         unseen = few_unseen_terms(spark, home.path("terms"), terms) if 0 < count <= FEW_ITEMS else None
@@ -324,25 +330,12 @@ def _write(home: Home, stream: str, parsed: Parsed, ingests, *, allow_duplicate:
             events.write.format("delta").mode("append").options(**txn).save(home.path("events"))
         if appended is not None:
             appended.result()
-    faults.reached("ingest: events")
-    bad = rows.where(F.col("kind") == "rejected").select(
-        F.lit(stream).alias("stream"), "file", "line", "raw", "reason", "ingest_seq").withColumn(
-        "at", F.current_timestamp())
-    if any(s.rejected for s in parsed.sources):
-        bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
-    records = [(seqs[s.file], stream, s.file, s.sha256, s.items, s.rejected) for s in parsed.sources]
-    path = home.path("ingests")
-    before = table_cache.latest_commit(spark, path)
-    with step("ingest: record"):
-        spark.createDataFrame(
-            records, "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
-        ).withColumn("at", F.current_timestamp()).write.format("delta").mode("append").options(**txn).save(path)
-    added = pl.DataFrame({"seq": [r[0] for r in records], "stream": [stream] * len(records),
-                          "file": [r[2] for r in records], "sha256": [r[3] for r in records]},
-                         schema=ingests.schema)
-    table_cache.after_own_commit(spark, path, ("ingests",), before, lambda kept: pl.concat([kept, added]))
-    last = max(seqs.values())
-    table_cache.after_own_commit(spark, path, ("latest seq",), before, lambda kept: max(kept, last))
+
+
+def _reports(parsed: Parsed, records: list[tuple], bad) -> list:
+    """A report per source, with up to REPORTED_REJECTIONS of the rows it quarantined."""
+    from reasonlake.engine.ingest import IngestReport
+
     shown: dict[str, list] = {}
     if any(r[5] for r in records):
         for r in bad.orderBy("ingest_seq", "line").limit(REPORTED_REJECTIONS).collect():

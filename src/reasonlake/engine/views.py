@@ -61,7 +61,7 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = load_tbox(decl.background) if decl.background else frozenset()
     if decl.repair != "none":
-        from reasonlake.compile.normal_form import for_view
+        from reasonlake.repair.normal_form import for_view
 
         for_view(decl, program)  # a recursive negative inclusion fails here, named
     existing = registered.get(decl.name)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from reasonlake.errors import TermError
 from reasonlake.vocab import RDF, XSD
 
 SUBJECT = "subject"
@@ -32,12 +33,6 @@ TERM_HELP = (
 )
 
 
-class TermError(ValueError):
-    """A term that is not valid N-Triples, or is valid but in a position it may not take."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 # The common case, an absolute IRI with no escapes, is accepted by one regex and returned

@@ -1,6 +1,6 @@
 """Window arithmetic: closes, panes and expiration, all in epoch milliseconds.
 
-Convention (DESIGN §1): the window at close ``c`` holds items with ``c - width < ts <= c``;
+Convention (decision 0001): the window at close ``c`` holds items with ``c - width < ts <= c``;
 closes fall at ``start + width + k * slide``. A fact with origin ``o`` is visible at the
 closes ``c < o + width``, so it leaves the view at the first close ``>= o + width``: its
 *expiration pane*, the partition value of the materialization table.

@@ -1,2 +1,2 @@
-"""Reasoning: rule rounds on Spark and in the driver, the Arrow bridge between them,
-over-deletion and one-shot closure (no table is written here)."""
+"""Reasoning: rule rounds on Spark and in the driver (frames pass between them through
+``engine.arrow_bridge``), over-deletion and one-shot closure (no table is written here)."""

@@ -1,6 +1,6 @@
 """How many facts a close may hold to be evaluated in the driver.
 
-The choice between the driver (vectorized, ``vector_rules``) and Spark is the memory a
+The choice between the driver (vectorized, ``driver_rules``) and Spark is the memory a
 close's facts take against a budget: the facts of the materialization, every Δ and the
 candidates of a round, with the hash tables of the joins, take about ``BYTES_PER_FACT``
 bytes a fact (measured with ``bench/throughput.py``: peak resident memory over facts in

@@ -2,8 +2,8 @@
 
 Repair's conflict search and over-deletion start from a handful of facts and fetch their
 neighbourhood hop by hop: hash indexes over plain tuples answer such probes without the
-setup of a vectorized join. Whole closes run in ``vector_rules``. The
-semantics are those of ``fixpoint`` and ``join_rules`` to the row: derivations take the min
+setup of a vectorized join. Whole closes run in ``driver_rules``. The
+semantics are those of ``spark_rounds`` and ``spark_joins`` to the row: derivations take the min
 of their premises' origins, facts keep the max over derivations (an explicit item winning
 a tie, then the greatest rule id, as ``best_per_fact`` orders them), a candidate enters Δ
 only if it beats what is known, and violation rows are deduplicated the same way.
@@ -18,7 +18,7 @@ from itertools import product
 from operator import itemgetter
 
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
-from reasonlake.engine.reason.spark_joins import JoinGroup
+from reasonlake.compile.join_groups import JoinGroup
 
 Fact = tuple[int, int, int, int]  # s, p, o, origin
 

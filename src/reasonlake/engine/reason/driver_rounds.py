@@ -1,7 +1,7 @@
 """A close's fixpoint and violation search run in the driver, between Spark frames.
 
 The facts come in once (from the resident frame of the last close, or the table through
-Arrow), the rounds run vectorized (``vector_rules``), and only the change goes back to
+Arrow), the rounds run vectorized (``driver_rules``), and only the change goes back to
 Spark, as one Arrow-backed frame.
 """
 from __future__ import annotations
@@ -86,7 +86,7 @@ def step_violations(spark, step: Step, tables: ProgramTables, terms=None):
 
 
 def violation_frame(spark, found: list[tuple], keep_origins: bool):
-    """Violation rows as ``join_rules.violations`` returns them (key column included)."""
+    """Violation rows as ``spark_joins.violations`` returns them (key column included)."""
     from reasonlake.engine.reason.spark_joins import violation_key
     from reasonlake.engine.store.schemas import VIOLATION_SCHEMA
 

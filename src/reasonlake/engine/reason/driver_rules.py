@@ -7,7 +7,7 @@ is a handful of hash joins over columns: the linear rules (hierarchies, domains,
 sub-properties, through the saturated TBox) are two joins with the rule tables, a
 transitive property two self-joins, and each multi-premise group one join per premise
 (Δ at one position, the constants table, then the other premises from every fact seen,
-most bound first). The semantics are ``fixpoint``'s to the row: a derivation takes the min
+most bound first). The semantics are ``spark_rounds``' to the row: a derivation takes the min
 of its premises' origins, a fact keeps the max (an explicit item winning a tie, then the
 greatest rule id), and a candidate enters Δ only if it beats what is known.
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
-from reasonlake.engine.reason.spark_joins import JoinGroup
+from reasonlake.compile.join_groups import JoinGroup
 from reasonlake.engine.store.schemas import EXPLICIT, KEY
 
 FACT_SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}

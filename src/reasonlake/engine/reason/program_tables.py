@@ -7,7 +7,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.compile.program import OBJECT, SUBJECT, Program
-from reasonlake.engine.reason.spark_joins import JoinGroup, group_rules
+from reasonlake.compile.join_groups import JoinGroup, group_rules
 from reasonlake.engine.store.dictionary import term_id
 from reasonlake.vocab import SAME_AS, TYPE
 
@@ -26,9 +26,9 @@ class ProgramTables:
     negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
     background: DataFrame | None = None  # s, p, o, origin (+inf), rule
     checks_literals: bool = False  # dt-not-type: literals checked against their datatype
-    # local_rules.LocalProgram: these tables as Python look-ups, built on first use
+    # driver_matching.LocalProgram: these tables as Python look-ups, built on first use
     local: object = field(default=None, repr=False, compare=False)
-    # vector_rules.VectorProgram: these tables as driver frames, built on first use
+    # driver_rules.VectorProgram: these tables as driver frames, built on first use
     vector: object = field(default=None, repr=False, compare=False)
 
 

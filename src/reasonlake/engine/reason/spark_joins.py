@@ -15,58 +15,9 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.compile.owl2rl import JoinRule
+from reasonlake.compile.join_groups import JoinGroup, Term
 
 POSITIONS = ("s", "p", "o")
-
-Term = tuple[str, object]  # ("v", variable name) | ("k", constant slot)
-
-
-@dataclass
-class JoinGroup:
-    body: tuple[tuple[Term, Term, Term], ...]
-    head: tuple[Term, Term, Term] | None
-    distinct: tuple[tuple[Term, Term], ...]  # pairs that must bind different terms
-    slots: int
-    rows: list[tuple]  # (rule, id of slot 0, id of slot 1, ...)
-
-    @property
-    def variables(self) -> list[str]:
-        seen: list[str] = []
-        for atom in self.body:
-            for kind, value in atom:
-                if kind == "v" and value not in seen:
-                    seen.append(value)
-        return seen
-
-
-def _shape(rule: JoinRule) -> tuple[tuple, list[str]]:
-    """The rule's structure with constants replaced by slots, and the slots' constants."""
-    constants: list[str] = []
-
-    def term(t: str) -> Term:
-        if t.startswith("?"):
-            return ("v", t[1:])
-        if t not in constants:
-            constants.append(t)
-        return ("k", constants.index(t))
-
-    body = tuple(tuple(term(t) for t in atom) for atom in rule.body)
-    head = tuple(term(t) for t in rule.head) if rule.head else None
-    distinct = tuple((term(a), term(b)) for a, b in rule.distinct)
-    return (body, head, distinct), constants
-
-
-def group_rules(rules: tuple[JoinRule, ...], ids: dict[str, int]) -> list[JoinGroup]:
-    groups: dict[tuple, JoinGroup] = {}
-    for rule in rules:
-        key, constants = _shape(rule)
-        if key not in groups:
-            body, head, distinct = key
-            groups[key] = JoinGroup(body, head, distinct, len(constants), [])
-        groups[key].rows.append((rule.rule, *(ids[c] for c in constants)))
-    return list(groups.values())
-
 
 @dataclass(frozen=True)
 class Present:

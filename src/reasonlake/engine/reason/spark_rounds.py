@@ -121,7 +121,8 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
     return out
 
 
-# Below this many rows a Δ or a candidate set is broadcast into the joins (PERFORMANCE §4).
+# Below this many rows a Δ or a candidate set is broadcast into the joins: a
+# broadcast Δ joins the table without a shuffle (decision 0003).
 BROADCAST_ROWS = 300_000
 
 

@@ -117,7 +117,6 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     temporary ones are made from these, so both show the same."""
     from delta.tables import DeltaTable
 
-    from reasonlake.engine import repair_step as repair
     from reasonlake.engine.store import retention
     from reasonlake.engine.store import violations_table as violations
 
@@ -128,7 +127,7 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     out = {view: view_sql(home, view, record, version)}
     if DeltaTable.isDeltaTable(home.spark, violations.path(home, view)):
         out[f"{view}_violations"] = violations_sql(home, view, record)
-    if DeltaTable.isDeltaTable(home.spark, repair.repairs_path(home, view)):
+    if DeltaTable.isDeltaTable(home.spark, home.repairs_path(view)):
         out[f"{view}_repairs"] = repairs_sql(home, view)
     return out
 
@@ -171,13 +170,12 @@ def violations_sql(home: Home, view: str, record) -> str:
 def repairs_sql(home: Home, view: str) -> str:
     """The repair log as SQL (``read.repairs_decoded``): close, version, mode, rule, removed,
     removed_at, conflict and winners as sorted N-Triples."""
-    from reasonlake.engine import repair_step as repair
 
     terms = f"delta.`{home.path('terms')}`"
     member, member_joins = _named("m", "x.item", terms)
     removed, removed_joins = _named("r", "l.removed", terms)
     return (
-        f"WITH log AS (SELECT *, monotonically_increasing_id() AS rid FROM delta.`{repair.repairs_path(home, view)}`), "
+        f"WITH log AS (SELECT *, monotonically_increasing_id() AS rid FROM delta.`{home.repairs_path(view)}`), "
         "members AS (SELECT rid, 'conflict' AS kind, item FROM log LATERAL VIEW explode(conflict) c AS item "
         "UNION ALL SELECT rid, 'winner' AS kind, item FROM log LATERAL VIEW explode(winners) w AS item), "
         f"named AS (SELECT x.rid, x.kind, {member} AS triple FROM members x {member_joins}), "

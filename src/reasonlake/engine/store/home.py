@@ -64,6 +64,14 @@ class Home:
     def mat_path(self, view: str) -> str:
         return self.path(f"mat_{view}")
 
+    def removed_path(self, view: str) -> str:
+        """A repair view's tombstones (``removed_<view>``)."""
+        return self.path(f"removed_{view}")
+
+    def repairs_path(self, view: str) -> str:
+        """A repair view's repair log (``repairs_<view>``)."""
+        return self.path(f"repairs_{view}")
+
     # -- set-up ---------------------------------------------------------------------------
     def init(self) -> list[str]:
         return migrations.apply_pending(self.spark, self.root)

@@ -64,7 +64,7 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
     """Insert new facts and update renewed ones, in one MERGE commit.
 
     MERGE prunes files only on literal target predicates, so the panes that renewed facts
-    are leaving are listed literally in the ON clause (PERFORMANCE.md §9). ``old_panes``:
+    are leaving are listed literally in the ON clause (decision 0004). ``old_panes``:
     those panes when the caller knows them (``[]``: nothing renewed), else one Spark job.
     """
     from delta.tables import DeltaTable

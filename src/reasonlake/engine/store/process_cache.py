@@ -5,8 +5,8 @@ scheduler that serves several views all gain from what an earlier close left: th
 compiled rules, the table's facts still in the driver, answers read from small tables,
 the file list Delta builds after our commit. Each is valid only with the session that made
 it (Spark frames, the JVM's snapshots), so they live together on the session's
-``ProcessCache`` (``of(spark)``, also ``Home.cache``), and ``clear`` drops them all: a
-runner calls it to give the memory back, a test to start cold.
+``ProcessCache`` (``of(spark)``, also ``Home.cache``), and ``clear`` drops them all
+(``Lakehouse.clear_cache``): a long-running process gives the memory back, a test starts cold.
 
 Every entry is checked before use against the table's latest commit (or the view's
 fingerprint), so nothing kept is ever served stale; the cache only saves reads.
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class ProcessCache:
-    # (view, fingerprint) -> compile.Compiled  (``compiled``)
+    # (view, fingerprint) -> engine.compiled.Compiled  (``compiled``)
     compiled: dict = field(default_factory=dict)
     # (table path, fingerprint) -> (commit, facts in the driver)  (``reason.resident``)
     resident: dict = field(default_factory=dict)
@@ -55,10 +55,3 @@ def of(spark) -> ProcessCache:
         _CACHES[id(spark)] = (spark, cache)
         return cache
 
-
-def drop(spark) -> None:
-    """Forget ``spark``'s cache (its session is stopping)."""
-    with _LOCK:
-        kept = _CACHES.pop(id(spark), None)
-    if kept is not None:
-        kept[1].clear()

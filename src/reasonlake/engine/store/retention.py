@@ -37,11 +37,10 @@ def view_tables(home: Home, view: str) -> list[str]:
     """The paths of a view's Delta tables."""
     from delta.tables import DeltaTable
 
-    from reasonlake.engine import repair_step as repair
     from reasonlake.engine.store import violations_table as violations
 
-    paths = [home.mat_path(view), violations.path(home, view), repair.repairs_path(home, view),
-             repair.removed_path(home, view)]
+    paths = [home.mat_path(view), violations.path(home, view), home.repairs_path(view),
+             home.removed_path(view)]
     return [p for p in paths if DeltaTable.isDeltaTable(home.spark, p)]
 
 

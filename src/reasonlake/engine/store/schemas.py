@@ -25,6 +25,10 @@ EVENT_SCHEMA = (
     "stream STRING, s STRING, p STRING, o STRING, s_id BIGINT, p_id BIGINT, o_id BIGINT, ts BIGINT, "
     "ts_day BIGINT, ingest_seq BIGINT, file STRING, line INT, event INT"
 )
+# quarantine: rows an ingest could not use, with the reason (and ``at``, the time of writing)
+QUARANTINE_SCHEMA = "stream STRING, file STRING, line INT, raw STRING, reason STRING, ingest_seq BIGINT"
+# ingests: one row per file or source ingested (and ``at``)
+INGEST_SCHEMA = "seq BIGINT, stream STRING, file STRING, sha256 STRING, items BIGINT, quarantined BIGINT"
 # violations_<view>: a negative rule's match (W3C rule id, its bindings, the facts it joined)
 VIOLATION_SCHEMA = (
     "rule STRING, bindings MAP<STRING, BIGINT>, "

@@ -99,8 +99,11 @@ def append(home: Home, view: str, record: Published) -> None:
               f"({str(exc).splitlines()[0][:300]}); `reasonlake init` re-points every name", file=sys.stderr)
 
 
+LATEST_SEQ = ("latest seq",)  # the question latest_ingest_seq asks of the cache
+
+
 def latest_ingest_seq(home: Home) -> int:
     def read() -> int:
         return home.table("ingests").agg(F.max("seq").alias("m")).first().m or 0
 
-    return table_cache.read(home.spark, home.path("ingests"), ("latest seq",), read)
+    return table_cache.read(home.spark, home.path("ingests"), LATEST_SEQ, read)

@@ -27,6 +27,13 @@ def path(home: Home, view: str) -> str:
     return home.path(f"violations_{view}")
 
 
+def exists(home: Home, view: str) -> bool:
+    """Whether the view has a violations table (a program without negative rules has none)."""
+    from delta.tables import DeltaTable
+
+    return DeltaTable.isDeltaTable(home.spark, path(home, view))
+
+
 def create(home: Home, view: str) -> None:
     home.spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{path(home, view)}` ({SCHEMA}) USING DELTA")
 

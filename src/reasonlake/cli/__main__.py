@@ -1,0 +1,5 @@
+import sys
+
+from reasonlake.cli import main
+
+sys.exit(main())

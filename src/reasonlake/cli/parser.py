@@ -1,0 +1,160 @@
+"""The command line's arguments: one sub-command per verb (``verbs``)."""
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are user errors (exit 1, as every other); exit 2 means a bug."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="reasonlake",
+        description="Ontology-reasoning materialized views over RDF streams, as Delta tables.",
+    )
+    parser.add_argument("--home", help="lakehouse root (default: $REASONLAKE_HOME or ./lakehouse)")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print its traceback (for a bug report)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress on stderr (the bars of long commands on a terminal, run's batch lines)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    # --home and --quiet are also accepted after the verb (reasonlake history v --home DIR)
+    verb_home = argparse.ArgumentParser(add_help=False)
+    verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    verb_home.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
+    # commands that write a view's tables take its writer lease (one writer per view)
+    writer = argparse.ArgumentParser(add_help=False)
+    writer.add_argument("--wait", type=_seconds, default=0.0, metavar="SECONDS",
+                        help="wait up to this long for another command writing the same view "
+                             "(default 0: stop at once, exit 1, naming it)")
+
+    init = sub.add_parser("init", help="create or migrate the system tables")
+    init.add_argument("--catalog", metavar="NAME",
+                      help="register the views and system tables in this catalog (spark_catalog: a Hive "
+                           "metastore kept in the home; on Databricks, a Unity Catalog catalog)")
+    init.add_argument("--schema", default="reasonlake", help="the schema in --catalog (default reasonlake)")
+
+    view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
+    view.add_parser = functools.partial(view.add_parser, parents=[verb_home])  # type: ignore[method-assign]
+    create = view.add_parser("create", help="create views from YAML declarations", parents=[verb_home, writer])
+    create.add_argument("files", nargs="+", metavar="FILE.yaml")
+    create.add_argument("--rebuild", action="store_true", help="accept a changed definition and rematerialize")
+
+    ingest = sub.add_parser("ingest", help="append stream files to the events table")
+    ingest.add_argument("stream")
+    ingest.add_argument("files", nargs="+", metavar="PATH",
+                        help="files, folders, globs, or URIs (s3a://, abfss://, dbfs:/, file:) read by Spark")
+    ingest.add_argument("--ts", type=str, help="time of a .nt/.ttl file (one event)")
+    ingest.add_argument("--strict", action="store_true", help="exit 1 if any row was quarantined")
+    ingest.add_argument("--allow-duplicate-file", action="store_true")
+
+    run = sub.add_parser("run", help="keep views up to date from a folder of stream files or a Kafka topic "
+                                      "(Structured Streaming)", parents=[verb_home, writer])
+    run.add_argument("views", nargs="+", metavar="VIEW", help="views over one stream")
+    run.add_argument("--source", required=True, metavar="PATH|kafka",
+                     help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/), "
+                          "or kafka (with --kafka-bootstrap and --topic; each message a JSONL row)")
+    run.add_argument("--kafka-bootstrap", metavar="HOST:PORT[,...]", help="the Kafka brokers to start from")
+    run.add_argument("--topic", help="the Kafka topic to read")
+    run.add_argument("--starting-offsets", default="earliest", metavar="earliest|latest|JSON",
+                     help="where a first run starts in the topic (default earliest; later runs resume "
+                          "from the checkpoint)")
+    run.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE",
+                     help="an option of Spark's Kafka source, as given (consumer settings with their "
+                          "kafka. prefix, e.g. kafka.security.protocol=SASL_SSL); repeatable")
+    run.add_argument("--trigger", default="available-now", metavar="available-now|INTERVAL",
+                     help="available-now: ingest what is there, slide, stop (a scheduled job); "
+                          "an interval such as '30 seconds': run until stopped")
+    run.add_argument("--lateness", default="0s", metavar="DURATION",
+                     help="how long a close waits for late events (default 0s)")
+    run.add_argument("--ts", type=str, help="time of .nt/.ttl files (one event)")
+
+    slide = sub.add_parser("slide", help="process the pending window closes of a view", parents=[verb_home, writer])
+    slide.add_argument("view")
+    slide.add_argument("--until", type=str, help="last time to process (default: now)")
+
+    rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch",
+                             parents=[verb_home, writer])
+    rebuild.add_argument("view")
+    rebuild.add_argument("--at", type=str, help="close (default: the last processed one)")
+    rebuild.add_argument("--rewind", action="store_true",
+                         help="allow --at before the last processed close: the view moves back to it "
+                              "and the next slide redoes the later closes")
+
+    export = sub.add_parser("export", help="write a view's content as N-Triples")
+    export.add_argument("view")
+    which = export.add_mutually_exclusive_group()
+    which.add_argument("--close", type=str)
+    which.add_argument("--version", type=int)
+    export.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+    sql = sub.add_parser("sql", help="run SQL over the views")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
+
+    history = sub.add_parser("history", help="one line per processed close")
+    history.add_argument("view")
+    history.add_argument("--plot", metavar="FILE.png",
+                         help="draw admitted, expired, derived items and seconds per close (and violations, "
+                              "repairs when any) to this image instead of printing the lines")
+
+    rules = sub.add_parser("rules", help="which rules a view's ontology activates, which axioms it ignores")
+    rules.add_argument("view", help="a view name, or a view file (FILE.yaml)")
+
+    violations = sub.add_parser("violations", help="the inconsistencies a view holds at a close")
+    violations.add_argument("view")
+    violations.add_argument("--close", type=str, help="close (default: the last processed one)")
+    violations.add_argument("--format", choices=("text", "json"), default="text")
+
+    explain = sub.add_parser("explain", help="why a triple is in a view (--why: one derivation down to stream "
+                                              "items), or when and why it left (--removed)")
+    explain.add_argument("view")
+    asked = explain.add_mutually_exclusive_group(required=True)
+    asked.add_argument("--why", metavar='"<s> <p> <o>"', help="a triple in the view, in N-Triples")
+    asked.add_argument("--removed", metavar='"<s> <p> <o>"', help="a triple repair removed or that left, in N-Triples")
+    explain.add_argument("--close", type=str, help="with --why: the close (default: the last processed one)")
+    explain.add_argument("--format", choices=("text", "json"), default="text", help="with --why: text or JSON")
+
+    repair = sub.add_parser("repair", help="re-check a view's whole window and repair it (newest-wins)",
+                            parents=[verb_home, writer])
+    repair.add_argument("view")
+
+    changes = sub.add_parser("changes", help="what entered (+) and left (-) a view at each close")
+    changes.add_argument("view")
+    changes.add_argument("--from", dest="after", type=str, metavar="TIME",
+                         help="closes after this one (default: the processed close before --to)")
+    changes.add_argument("--to", dest="upto", type=str, metavar="TIME", help="up to this close (default: the last)")
+    changes.add_argument("--format", choices=("nt", "csv", "json"), default="nt")
+
+    validate = sub.add_parser("validate", help="run a view's expectation suites on a close (default: the last "
+                                                "processed one); exit 1 when one fails")
+    validate.add_argument("view")
+    on = validate.add_mutually_exclusive_group()
+    on.add_argument("--close", type=str)
+    on.add_argument("--version", type=int, help="a published version, withheld ones included")
+    validate.add_argument("--docs", metavar="DIR", help="also write great-expectations' data docs (HTML) there")
+
+    vacuum = sub.add_parser("vacuum", help="remove the files of closes older than the views' retention")
+    vacuum.add_argument("views", nargs="*", metavar="VIEW", help="views (default: every view)")
+    vacuum.add_argument("--retain", type=str, metavar="DURATION",
+                        help="keep closes readable this long (default: each view's retain, else 7d); "
+                             "0s keeps only the latest close")
+    return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("give 0 or more seconds")
+    return value

@@ -1,0 +1,56 @@
+"""The ingests table: which file went in as which ingest number, and the checks against it.
+
+Both ingest paths (files parsed in the driver, ``ingest``; files and frames parsed on the
+executors, ``spark_ingest``) read it through one cached answer, refuse content already
+ingested with one message, and tell the cache what they appended.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from reasonlake.engine.store import table_cache
+from reasonlake.engine.store.state import LATEST_SEQ
+from reasonlake.engine.store.home import Home
+from reasonlake.errors import DuplicateFileError
+
+ANSWER = ("ingests",)  # the cached question: (seq, stream, file, sha256) of every ingest
+
+
+def ingests(home: Home) -> pl.DataFrame:
+    """The ingests so far (seq, stream, file, sha256), kept per commit of their table."""
+    def read() -> pl.DataFrame:
+        return pl.from_arrow(home.table("ingests").select("seq", "stream", "file", "sha256").toArrow())
+
+    return table_cache.read(home.spark, home.path("ingests"), ANSWER, read)
+
+
+def earlier(ingested: pl.DataFrame, stream: str, sha: str) -> pl.DataFrame:
+    """The ingests of this content into ``stream``, oldest first."""
+    return ingested.filter((pl.col("stream") == stream) & (pl.col("sha256") == sha)).sort("seq")
+
+
+def duplicate(file, stream: str, before: pl.DataFrame, *, meanwhile: bool = False,
+              outcome: str = "nothing of this call was ingested") -> DuplicateFileError:
+    """The error for content already in ``stream`` (``before``: its earlier ingests)."""
+    first = before.row(0, named=True)
+    how = "by another ingest while this one parsed it" if meanwhile else "already"
+    return DuplicateFileError(
+        f"{file}: this content was {how} ingested into stream '{stream}' "
+        f"(as {first['file']}, ingest #{first['seq']}); {outcome}; "
+        "leave the file out or pass --allow-duplicate-file to ingest it again")
+
+
+def next_seq(ingested: pl.DataFrame) -> int:
+    return (ingested.get_column("seq").max() or 0) + 1
+
+
+def committed(home: Home, ingested: pl.DataFrame, before, records: list[tuple]) -> None:
+    """Carry the cached answers over our append of ``records`` (seq, stream, file, sha256,
+    ...) to the ingests table, made on top of its commit ``before``."""
+    added = pl.DataFrame({"seq": [r[0] for r in records], "stream": [r[1] for r in records],
+                          "file": [r[2] for r in records], "sha256": [r[3] for r in records]},
+                         schema=ingested.schema)
+    last = max(r[0] for r in records)
+    path = home.path("ingests")
+    table_cache.after_own_commit(home.spark, path, ANSWER, before, lambda kept: pl.concat([kept, added]))
+    table_cache.after_own_commit(home.spark, path, LATEST_SEQ, before, lambda kept: max(kept, last))
