@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from reasonlake.parse import formats
+from reasonlake.parse import collected
 from reasonlake.parse.formats import parse_bytes
 
 E = "http://example.org/"
@@ -62,9 +62,9 @@ def _line(rng: random.Random) -> str:
 
 def _both(data: bytes, monkeypatch):
     columns = parse_bytes("f.jsonl", data, file_key="k")
-    monkeypatch.setattr(formats, "COLUMNS", False)
+    monkeypatch.setattr(collected, "COLUMNS", False)
     rows = parse_bytes("f.jsonl", data, file_key="k")
-    monkeypatch.setattr(formats, "COLUMNS", True)
+    monkeypatch.setattr(collected, "COLUMNS", True)
     return columns, rows
 
 
@@ -129,7 +129,7 @@ def test_generated_ntriples_read_alike(seed, monkeypatch):
     ending = rng.choice(["\n", "\r\n"])
     data = (ending.join(lines) + ending).encode()
     columns = parse_bytes("f.nt", data, file_key="k", ts=T0_MS)
-    monkeypatch.setattr(formats, "COLUMNS", False)
+    monkeypatch.setattr(collected, "COLUMNS", False)
     rows = parse_bytes("f.nt", data, file_key="k", ts=T0_MS)
     assert columns.table is not None and columns.table.height > 30
     assert columns.table.filter(columns.table.get_column("o").str.starts_with('"')).height

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from reasonlake.engine import admit, faults, ingest_log
+from reasonlake.engine.ingest_log import IngestReport
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.store import arrow_commit, lease, table_cache
 from reasonlake.engine.store.dictionary import (
@@ -28,16 +29,6 @@ from reasonlake.errors import DuplicateFileError, IngestError
 from reasonlake.parse.formats import parse_file
 
 DAY_MS = 86_400_000
-
-
-@dataclass(frozen=True)
-class IngestReport:
-    file: str
-    seq: int
-    items: int
-    quarantined: int
-    reasons: tuple[tuple[int, str, str], ...]  # (line, raw, reason) of quarantined rows
-    notes: tuple[str, ...] = ()  # what the file held but a row does not keep (extra fields)
 
 
 def sha256_of(path: Path) -> str:

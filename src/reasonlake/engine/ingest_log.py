@@ -6,12 +6,28 @@ ingested with one message, and tell the cache what they appended.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.state import LATEST_SEQ
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import DuplicateFileError
+
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one file (or source) of an ingest became."""
+
+    file: str
+    seq: int
+    items: int
+    quarantined: int
+    reasons: tuple[tuple[int, str, str], ...]  # (line, raw, reason) of quarantined rows
+    notes: tuple[str, ...] = ()  # what the file held but a row does not keep (extra fields)
+
 
 ANSWER = ("ingests",)  # the cached question: (seq, stream, file, sha256) of every ingest
 

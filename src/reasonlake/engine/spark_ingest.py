@@ -334,12 +334,10 @@ def _write_events(home: Home, stream: str, items, count: int, txn: dict) -> None
 
 def _reports(parsed: Parsed, records: list[tuple], bad) -> list:
     """A report per source, with up to REPORTED_REJECTIONS of the rows it quarantined."""
-    from reasonlake.engine.ingest import IngestReport
-
     shown: dict[str, list] = {}
     if any(r[5] for r in records):
         for r in bad.orderBy("ingest_seq", "line").limit(REPORTED_REJECTIONS).collect():
             shown.setdefault(r.file, []).append((r.line, r.raw, r.reason))
     notes = {s.file: s.notes for s in parsed.sources}
-    return [IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())),
+    return [ingest_log.IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())),
                          notes=notes.get(r[2], ())) for r in records]

@@ -19,18 +19,25 @@ import gc
 import io
 import json
 import re
-from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterator
 
-import polars as pl
 
-from reasonlake import vocab
 from reasonlake.declare.durations import TIME_HELP, parse_time
 from reasonlake.errors import IngestError, TimeFormatError
+from reasonlake.parse import collected
+from reasonlake.parse.collected import (  # noqa: F401 (the names callers import from here)
+    NOT_UTF8_REASON,
+    SKOLEM_PREFIX,
+    Collector,
+    ParsedFile,
+    Rejected,
+    StreamItem,
+    numbered_lines,
+    not_utf8,
+    printable,
+)
 from reasonlake.parse import jsonl_columns
-from reasonlake.parse.jsonl_columns import ITEM_SCHEMA
 from reasonlake.parse.terms import (
     OBJECT,
     PREDICATE,
@@ -39,76 +46,19 @@ from reasonlake.parse.terms import (
     normalize_term,
 )
 
-SKOLEM_PREFIX = "urn:reasonlake:genid:"
+
 SUPPORTED_SUFFIXES = (".jsonl", ".csv", ".nq", ".trig", ".nt", ".ttl")
 ROW_FIELDS = ("s", "p", "o", "ts")
 _ROW_FIELD_SET = frozenset(ROW_FIELDS)
 
 _FIELD_POSITION = {"s": SUBJECT, "p": PREDICATE, "o": OBJECT}
-_TBOX_HINT = "; put axioms in the view's ontology file, not in the stream"
+
 # Relative IRIs in Turtle/TriG resolve against this base instead of the file's location,
 # so they can be recognised and rejected rather than silently becoming file:/// IRIs that
 # differ from machine to machine.
 _FILE_KEY = re.compile(r"[A-Za-z0-9._\-]+")
-_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
 _MISSING = object()
-# Whether the usual JSONL rows and N-Triples lines are read as columns (``jsonl_columns``,
-# ``nt_columns``); the tests that hold both readers equal turn it off.
-COLUMNS = True
-
-
-@dataclass(frozen=True, slots=True)
-class StreamItem:
-    s: str  # N-Triples syntax, blank nodes already skolemized
-    p: str
-    o: str
-    ts: int  # epoch milliseconds
-    line: int  # 1-based line of the row or triple in the file, 0 if unknown
-    event: int  # 0-based index of the event (row or named graph) in the file
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    line: int  # 1-based line, 0 if unknown
-    raw: str  # the offending text (the row, or the triple in N-Triples form), never empty
-    reason: str  # what is wrong and how to fix it
-
-
-@dataclass(frozen=True)
-class ParsedFile:
-    rows: list[StreamItem]  # items read one by one
-    rejected: list[Rejected]
-    notes: tuple[str, ...] = ()  # what was read but not kept, for the ingest's report
-    table: pl.DataFrame | None = None  # items read as columns (``jsonl_columns.ITEM_SCHEMA``)
-
-    @property
-    def count(self) -> int:
-        return len(self.rows) + (self.table.height if self.table is not None else 0)
-
-    @property
-    def newest(self) -> int | None:
-        """The latest item time, None without items."""
-        times = [i.ts for i in self.rows]
-        if self.table is not None and self.table.height:
-            times.append(self.table.get_column("ts").max())
-        return max(times, default=None)
-
-    def frame(self) -> pl.DataFrame:
-        """Every item as columns (``jsonl_columns.ITEM_SCHEMA``), in line order."""
-        rows = pl.DataFrame({name: [getattr(i, name) for i in self.rows] for name in ITEM_SCHEMA},
-                            schema=ITEM_SCHEMA)
-        if self.table is None or not self.table.height:
-            return rows
-        return pl.concat([self.table, rows]).sort("line") if self.rows else self.table
-
-    @cached_property
-    def items(self) -> list[StreamItem]:
-        """Every item, in line order."""
-        if self.table is None or not self.table.height:
-            return self.rows
-        return [StreamItem(*row) for row in self.frame().iter_rows()]
-
-
 def parse_file(path: Path, *, ts: int | None = None, file_key: str) -> ParsedFile:
     """Read one input file into stream items and rejected rows.
 
@@ -147,7 +97,7 @@ def parse_bytes(name: str, data: bytes, *, ts: int | None = None, file_key: str)
         raise ValueError(f"file_key {file_key!r} must be letters, digits, '.', '_' or '-'")
     check_readable(name, ts)
     reader = _readers()[suffix_of(name)]
-    out = _Collector(file_key)
+    out = Collector(file_key)
     # A file makes millions of small objects and no reference cycles worth collecting;
     # the cyclic collector rescanning them all again and again costs about a fifth of the time.
     collecting = gc.isenabled()
@@ -172,35 +122,6 @@ def _notes(unkept: dict[str, int | None]) -> tuple[str, ...]:
             "silence this)",)
 
 
-class _Collector:
-    """Items and rejections of one file, with the checks every format shares."""
-
-    def __init__(self, file_key: str):
-        self.items: list[StreamItem] = []
-        self.rejected: list[Rejected] = []
-        # fields (JSONL, with their row counts) and columns (CSV) other than s, p, o, ts
-        self.unkept: dict[str, int | None] = {}
-        self.table: pl.DataFrame | None = None  # items read as columns
-        self._skolem = f"<{SKOLEM_PREFIX}{file_key}:"
-
-    def reject(self, line: int, raw: str, reason: str) -> None:
-        self.rejected.append(Rejected(line, raw if raw.strip() else repr(raw), reason))
-
-    def item(self, s: str, p: str, o: str, ts: int, line: int, event: int, raw: str) -> None:
-        """Add a triple of canonical terms, unless it is TBox vocabulary."""
-        tbox = vocab.tbox_reason(s, p, o)
-        if tbox is not None:
-            self.reject(line, raw, tbox + _TBOX_HINT)
-            return
-        # Blank nodes are scoped to their event: the same label in two rows or two named
-        # graphs names two different nodes.
-        if s[0] == "_":
-            s = f"{self._skolem}{event}:{s[2:]}>"
-        if o[0] == "_":
-            o = f"{self._skolem}{event}:{o[2:]}>"
-        self.items.append(StreamItem(s, p, o, ts, line, event))
-
-
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -208,48 +129,28 @@ def _read_bytes(path: Path) -> bytes:
         raise IngestError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
 
 
-def _lines(data: bytes) -> Iterator[tuple[int, str]]:
-    """(1-based number, text) of each line; undecodable bytes survive as lone surrogates."""
-    text = data.decode("utf-8-sig", errors="surrogateescape")
-    # newline="" splits at \n, \r and \r\n only; str.splitlines would also split at
-    # U+2028 and friends, which may stand unescaped inside JSON strings and literals.
-    for number, line in enumerate(io.StringIO(text, newline=""), 1):
-        yield number, line.rstrip("\r\n")
-
-
-def _not_utf8(line: str) -> bool:
-    return _NOT_UTF8.search(line) is not None
-
-
-def _printable(line: str) -> str:
-    return line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-_NOT_UTF8_REASON = "the line is not valid UTF-8 text; save the file as UTF-8"
-
-
 # ---- row formats: .jsonl and .csv -------------------------------------------------------
 
 
-def _read_jsonl(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
-    split = jsonl_columns.split_rows(data) if COLUMNS else None
+def _read_jsonl(path: str, data: bytes, ts: int | None, out: Collector) -> None:
+    split = jsonl_columns.split_rows(data) if collected.COLUMNS else None
     if split is not None:  # the usual rows as columns, the others row by row
         out.table = split.items
         for number, line, event in split.rest:
             _jsonl_line(out, number, line, event)
         return
     event = 0
-    for number, line in _lines(data):
+    for number, line in numbered_lines(data):
         if not line.strip():
             continue
         _jsonl_line(out, number, line, event)
         event += 1
 
 
-def _jsonl_line(out: _Collector, number: int, line: str, event: int) -> None:
+def _jsonl_line(out: Collector, number: int, line: str, event: int) -> None:
     """One line that is not blank: its item, or its rejection."""
-    if _not_utf8(line):
-        out.reject(number, _printable(line), _NOT_UTF8_REASON)
+    if not_utf8(line):
+        out.reject(number, printable(line), NOT_UTF8_REASON)
         return
     try:
         row = json.loads(line, object_pairs_hook=_object)
@@ -282,7 +183,7 @@ def _object(pairs: list) -> dict:
     return row
 
 
-def _unkept(row: dict, out: _Collector) -> str | None:
+def _unkept(row: dict, out: Collector) -> str | None:
     """Fields other than s, p, o, ts are counted for the file's notes (they are not kept);
     a field given twice is the row's rejection (which value was meant cannot be told)."""
     if len(row) != 4 or getattr(row, "repeated", ()):
@@ -295,7 +196,7 @@ def _unkept(row: dict, out: _Collector) -> str | None:
     return None
 
 
-def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
+def _read_csv(path: str, data: bytes, ts: int | None, out: Collector) -> None:
     text = data.decode("utf-8-sig", errors="surrogateescape")
     lines = list(io.StringIO(text, newline=""))
     # strict: a stray quote such as "a"b is reported for its row instead of being guessed at
@@ -315,7 +216,7 @@ def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
         except csv.Error as exc:
             raw = "".join(lines[start:max(reader.line_num, start + 1)]).rstrip("\r\n")
             event += 1
-            out.reject(start + 1, _printable(raw), f"cannot parse the CSV row: {exc}; quote fields that hold "
+            out.reject(start + 1, printable(raw), f"cannot parse the CSV row: {exc}; quote fields that hold "
                        'commas or quotes and double the quotes inside them ("" for ")')
             if reader.line_num <= start:
                 break
@@ -324,8 +225,8 @@ def _read_csv(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
             continue
         event += 1
         raw = "".join(lines[start:reader.line_num]).rstrip("\r\n")
-        if _not_utf8(raw):
-            out.reject(start + 1, _printable(raw), _NOT_UTF8_REASON)
+        if not_utf8(raw):
+            out.reject(start + 1, printable(raw), NOT_UTF8_REASON)
             continue
         row = {name: cells[index] for name, index in columns.items() if index < len(cells)}
         _row(out, row, start + 1, raw, event - 1, _csv_shape(cells, header_width, needed), csv_cells=True)
@@ -372,7 +273,7 @@ _CSV_LITERAL_HINT = ('; in CSV a literal\'s own quotes go inside the cell\'s, do
                      'the literal "{0}"')
 
 
-def _row(out: _Collector, row: dict, line: int, raw: str, event: int, note: str | None = None, *,
+def _row(out: Collector, row: dict, line: int, raw: str, event: int, note: str | None = None, *,
          csv_cells: bool = False) -> None:
     """Check one jsonl/csv row and add it as an item, or reject it with every problem found."""
     s, p, o, time = row.get("s"), row.get("p"), row.get("o"), row.get("ts")
@@ -431,7 +332,7 @@ def _json_kind(value: object) -> str:
     return repr(value)
 
 
-def _readers() -> dict[str, Callable[[str, bytes, int | None, _Collector], None]]:
+def _readers() -> dict[str, Callable[[str, bytes, int | None, Collector], None]]:
     """The reader of each suffix (the RDF formats' readers load rdflib: only when asked)."""
     from reasonlake.parse import rdf_formats
 
@@ -450,7 +351,7 @@ def parse_rows(rows: Iterator[dict], *, file_key: str) -> ParsedFile:
     event, its ``line`` the 1-based position among ``rows``, its text the row as JSON."""
     if not _FILE_KEY.fullmatch(file_key):
         raise ValueError(f"file_key {file_key!r} must be letters, digits, '.', '_' or '-'")
-    out = _Collector(file_key)
+    out = Collector(file_key)
     for event, row in enumerate(rows):
         _row(out, row, event + 1, json.dumps(row, ensure_ascii=False, default=str), event)
     return ParsedFile(out.items, out.rejected)

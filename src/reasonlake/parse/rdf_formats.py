@@ -19,8 +19,8 @@ from rdflib.plugins.stores.memory import Memory
 from reasonlake import vocab
 from reasonlake.declare.durations import parse_time
 from reasonlake.errors import TimeFormatError
-from reasonlake.parse import formats, nt_columns, turtle_units
-from reasonlake.parse.formats import _Collector, _lines, _not_utf8, _printable
+from reasonlake.parse import collected, nt_columns, turtle_units
+from reasonlake.parse.collected import Collector, not_utf8, numbered_lines, printable
 from reasonlake.parse.jsonl_columns import ITEM_SCHEMA
 from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import (
@@ -37,7 +37,7 @@ from reasonlake.parse.terms import (
     split_statement,
 )
 
-from reasonlake.parse.formats import _NOT_UTF8_REASON
+from reasonlake.parse.collected import NOT_UTF8_REASON
 
 _STATEMENT_POSITIONS = (SUBJECT, PREDICATE, OBJECT, GRAPH)
 _GENERATED_AT = vocab.iri(vocab.PROV_GENERATED_AT)
@@ -64,8 +64,8 @@ class _Quad(NamedTuple):
     raw: str
 
 
-def read_nt(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
-    split = nt_columns.split_lines(data) if formats.COLUMNS else None
+def read_nt(path: str, data: bytes, ts: int | None, out: Collector) -> None:
+    split = nt_columns.split_lines(data) if collected.COLUMNS else None
     if split is None:
         _single_event(_statements(data, out, quads=False), ts, out)
         return
@@ -90,30 +90,30 @@ def read_nt(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
                                pl.lit(0, pl.Int32).alias("event")).cast(ITEM_SCHEMA)
 
 
-def read_nq(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
+def read_nq(path: str, data: bytes, ts: int | None, out: Collector) -> None:
     _graph_events(_statements(data, out, quads=True), out)
 
 
-def read_ttl(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
+def read_ttl(path: str, data: bytes, ts: int | None, out: Collector) -> None:
     _single_event(_rdflib_quads(data, out, named=False), ts, out)
 
 
-def read_trig(path: str, data: bytes, ts: int | None, out: _Collector) -> None:
+def read_trig(path: str, data: bytes, ts: int | None, out: Collector) -> None:
     _graph_events(_rdflib_quads(data, out, named=True), out)
 
 
-def _statements(data: bytes, out: _Collector, *, quads: bool) -> list[_Quad]:
+def _statements(data: bytes, out: Collector, *, quads: bool) -> list[_Quad]:
     """Line-by-line N-Triples / N-Quads, so one bad line costs only that line."""
-    return _statement_lines(_lines(data), out, quads=quads)
+    return _statement_lines(numbered_lines(data), out, quads=quads)
 
 
-def _statement_lines(lines, out: _Collector, *, quads: bool) -> list[_Quad]:
+def _statement_lines(lines, out: Collector, *, quads: bool) -> list[_Quad]:
     """_statements over (number, text) lines."""
     found: list[_Quad] = []
     most = 4 if quads else 3
     for number, line in lines:
-        if _not_utf8(line):
-            out.reject(number, _printable(line), _NOT_UTF8_REASON)
+        if not_utf8(line):
+            out.reject(number, printable(line), NOT_UTF8_REASON)
             continue
         try:
             tokens = split_statement(line)
@@ -155,7 +155,7 @@ class _OrderedStore(Memory):
         super().add(triple, context, quoted)
 
 
-def _rdflib_quads(data: bytes, out: _Collector, *, named: bool) -> list[_Quad]:
+def _rdflib_quads(data: bytes, out: Collector, *, named: bool) -> list[_Quad]:
     """Turtle (named=False) or TriG (named=True) through rdflib, in file order. A document
     rdflib cannot parse whole is parsed statement by statement (``turtle_units``): a bad
     statement costs itself, with its line, and the rest is kept."""
@@ -178,7 +178,7 @@ def _rdflib_parse(data: bytes | str, named: bool) -> list[tuple]:
     return store.added
 
 
-def _to_quads(added: list[tuple], out: _Collector, named: bool, labels: dict[BNode, str], *,
+def _to_quads(added: list[tuple], out: Collector, named: bool, labels: dict[BNode, str], *,
               line: int) -> list[_Quad]:
     seen: set[tuple] = set()
     found: list[_Quad] = []
@@ -210,7 +210,7 @@ def _label_node(node: object) -> object:
     return node
 
 
-def _unit_by_unit(data: bytes, out: _Collector, named: bool, whole: Exception) -> list[_Quad]:
+def _unit_by_unit(data: bytes, out: Collector, named: bool, whole: Exception) -> list[_Quad]:
     """The quads of the units (``turtle_units``) that parse, and a rejection per unit that
     does not. Units are parsed in groups, halved only where a group fails: one bad statement
     in a million costs about twice the whole document's parse, not a million parses. Items
@@ -223,8 +223,8 @@ def _unit_by_unit(data: bytes, out: _Collector, named: bool, whole: Exception) -
     pieces = turtle_units.units(text, graphs=named)
     statements: list[tuple[turtle_units.Unit, str]] = []  # with the directives in force before it
     for unit in pieces:
-        if _not_utf8(unit.text):
-            out.reject(unit.line, _printable(unit.text), _NOT_UTF8_REASON)
+        if not_utf8(unit.text):
+            out.reject(unit.line, printable(unit.text), NOT_UTF8_REASON)
         elif unit.directive:
             directives.append(unit.text)
         else:
@@ -315,7 +315,7 @@ def _parse_failure(data: bytes, exc: Exception, label: str) -> tuple[int, str, s
     return number + 1, raw if raw.strip() else text[:200], f"cannot parse the file as {label}: {why} (line {number + 1}); {fix}"
 
 
-def _single_event(quads: list[_Quad], ts: int, out: _Collector) -> None:
+def _single_event(quads: list[_Quad], ts: int, out: Collector) -> None:
     """.nt and .ttl: every triple is one event at the given time (a graph is a set, so no repeats)."""
     for quad in _distinct(quads):
         out.item(quad.s, quad.p, quad.o, ts, quad.line, 0, quad.raw)
@@ -331,7 +331,7 @@ def _distinct(quads: list[_Quad]):
             yield quad
 
 
-def _graph_events(quads: list[_Quad], out: _Collector) -> None:
+def _graph_events(quads: list[_Quad], out: Collector) -> None:
     """.nq and .trig: each named graph is one event, timed from the default graph."""
     stamps: dict[str, list[_Quad]] = {}
     graphs: dict[str, list[_Quad]] = {}
@@ -360,7 +360,7 @@ def _graph_events(quads: list[_Quad], out: _Collector) -> None:
             )
 
 
-def _graph_time(graph: str, stamps: list[_Quad], out: _Collector) -> tuple[int, str | None]:
+def _graph_time(graph: str, stamps: list[_Quad], out: Collector) -> tuple[int, str | None]:
     """The time of one named graph, or a reason why its triples must be rejected."""
     times: dict[int, list[_Quad]] = {}
     for stamp in stamps:
