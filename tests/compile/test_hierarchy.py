@@ -6,7 +6,7 @@ import random
 import pytest
 
 from reasonlake.compile.hierarchy import Hierarchy
-from reasonlake.compile.program import OBJECT, SUBJECT, compile_program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, compile_program
 from reasonlake.vocab import TYPE
 
 RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -75,8 +75,8 @@ def _apply(program, facts: set[tuple[str, str, str]]) -> set[tuple[str, str, str
         for rule in program.linear:
             if rule.in_p != p or (rule.in_o is not None and rule.in_o != y):
                 continue
-            s = x if rule.out_s == SUBJECT else y
-            o = {SUBJECT: x, OBJECT: y}.get(rule.out_o, rule.out_o)
+            s = x if rule.out_s == FROM_SUBJECT else y
+            o = {FROM_SUBJECT: x, FROM_OBJECT: y}.get(rule.out_o, rule.out_o)
             if (s, rule.out_p, o) not in facts:
                 facts.add((s, rule.out_p, o))
                 todo.append((s, rule.out_p, o))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from reasonlake.compile.program import OBJECT, SUBJECT, compile_program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, compile_program
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
 from reasonlake.vocab import TYPE
 
@@ -57,7 +57,7 @@ def test_inverse_symmetric_transitive_and_equivalences():
     for rule in ("prp-inv1", "prp-inv2", "prp-symp", "prp-trp", "cax-eqc1", "cax-eqc2", "prp-eqp1", "prp-eqp2", "eq-sym"):
         assert rule in active, rule
     inv = [r for r in program.linear if r.rule == "prp-inv1"]
-    assert inv[0].out_s == OBJECT and inv[0].out_o == SUBJECT and inv[0].out_p == c("q")
+    assert inv[0].out_s == FROM_OBJECT and inv[0].out_o == FROM_SUBJECT and inv[0].out_p == c("q")
     assert program.transitive == (c("t"),)
 
 

@@ -22,7 +22,9 @@ from reasonlake.vocab import (
     SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
 )
 
-SUBJECT, OBJECT = "s", "o"
+# Where a linear rule's output term comes from: the premise's subject or object (any other
+# value is a constant IRI)
+FROM_SUBJECT, FROM_OBJECT = "s", "o"
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ class Program:
         out = set(self.transitive)
         for r in self.linear:
             out.update(t for t in (r.in_p, r.in_o, r.out_p) if t)
-            if r.out_o not in (SUBJECT, OBJECT):
+            if r.out_o not in (FROM_SUBJECT, FROM_OBJECT):
                 out.add(r.out_o)
         for j in self.joins:
             for atom in j.body + ((j.head,) if j.head else ()):
@@ -205,19 +207,19 @@ def compile_program(
     for c, sups in sorted(class_sup.items()):
         for d in sorted(sups):
             rule = via.get((c, d), ids["sco"])
-            linear.append(LinearRule(rule, TYPE, c, SUBJECT, TYPE, d))
+            linear.append(LinearRule(rule, TYPE, c, FROM_SUBJECT, TYPE, d))
     for p, sups in sorted(prop_sup.items()):
         for q in sorted(sups):
             rule = via.get((p, q), ids["spo"])
-            linear.append(LinearRule(rule, p, None, SUBJECT, q, OBJECT))
+            linear.append(LinearRule(rule, p, None, FROM_SUBJECT, q, FROM_OBJECT))
 
     # Domain and range through the hierarchy: P ⊑ Q, Q domain C, C ⊑ D gives x P y ⇒ x a D.
     typed = set(prop_sup) | set(domain) | set(range_)
     for p in sorted(typed):
         own_and_sup = {p} | prop_sup.get(p, set())
         for typing, rule, position in (
-            (domain, ids["dom"], SUBJECT),
-            (range_, ids["rng"], OBJECT),
+            (domain, ids["dom"], FROM_SUBJECT),
+            (range_, ids["rng"], FROM_OBJECT),
         ):
             classes = set()
             for q in own_and_sup:
@@ -228,12 +230,12 @@ def compile_program(
                 linear.append(LinearRule(rule, p, None, position, TYPE, c))
 
     for p, q in sorted(inverse):
-        linear.append(LinearRule("prp-inv1", p, None, OBJECT, q, SUBJECT))
-        linear.append(LinearRule("prp-inv2", q, None, OBJECT, p, SUBJECT))
+        linear.append(LinearRule("prp-inv1", p, None, FROM_OBJECT, q, FROM_SUBJECT))
+        linear.append(LinearRule("prp-inv2", q, None, FROM_OBJECT, p, FROM_SUBJECT))
     for p in sorted(symmetric):
-        linear.append(LinearRule("prp-symp", p, None, OBJECT, p, SUBJECT))
+        linear.append(LinearRule("prp-symp", p, None, FROM_OBJECT, p, FROM_SUBJECT))
     if "eq-sym" in allowed:
-        linear.append(LinearRule("eq-sym", SAME_AS, None, OBJECT, SAME_AS, SUBJECT))
+        linear.append(LinearRule("eq-sym", SAME_AS, None, FROM_OBJECT, SAME_AS, FROM_SUBJECT))
     joins: tuple[JoinRule, ...] = ()
     background: tuple = ()
     schema: list[tuple[str, int]] = []

@@ -23,7 +23,7 @@ statements (``C ⊑ C``, ``P ≡ P``) are not part of it: the compiler does not 
 """
 from __future__ import annotations
 
-from reasonlake.compile.program import OBJECT, SUBJECT, Program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.vocab import (
     DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, OWL_NOTHING, OWL_THING, RANGE,
     SAME_AS, SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
@@ -42,20 +42,20 @@ def saturated_schema(program: Program) -> frozenset[Triple]:
     """The schema triples the compiled ``program`` entails (see the module docstring)."""
     out: set[Triple] = set()
     for r in program.linear:
-        constant_out = r.out_o not in (SUBJECT, OBJECT)
-        if r.in_p == TYPE and r.in_o is not None and r.out_s == SUBJECT and r.out_p == TYPE and constant_out:
+        constant_out = r.out_o not in (FROM_SUBJECT, FROM_OBJECT)
+        if r.in_p == TYPE and r.in_o is not None and r.out_s == FROM_SUBJECT and r.out_p == TYPE and constant_out:
             out.add((r.in_o, SUB_CLASS_OF, r.out_o))
         elif r.in_o is not None:
             continue  # hasValue restrictions: not schema statements
-        elif r.rule in _DOMAIN_RULES and r.out_s == SUBJECT and r.out_p == TYPE and constant_out:
+        elif r.rule in _DOMAIN_RULES and r.out_s == FROM_SUBJECT and r.out_p == TYPE and constant_out:
             out.add((r.in_p, DOMAIN, r.out_o))
-        elif r.rule in _RANGE_RULES and r.out_s == OBJECT and r.out_p == TYPE and constant_out:
+        elif r.rule in _RANGE_RULES and r.out_s == FROM_OBJECT and r.out_p == TYPE and constant_out:
             out.add((r.in_p, RANGE, r.out_o))
-        elif r.rule in _INVERSE_RULES and r.out_s == OBJECT and r.out_o == SUBJECT:
+        elif r.rule in _INVERSE_RULES and r.out_s == FROM_OBJECT and r.out_o == FROM_SUBJECT:
             out.add((r.in_p, INVERSE_OF, r.out_p))
         elif r.rule == "prp-symp":
             out.add((r.in_p, TYPE, iri(OWL + "SymmetricProperty")))
-        elif r.in_p != SAME_AS and r.out_s == SUBJECT and r.out_o == OBJECT and r.out_p != r.in_p:
+        elif r.in_p != SAME_AS and r.out_s == FROM_SUBJECT and r.out_o == FROM_OBJECT and r.out_p != r.in_p:
             out.add((r.in_p, SUB_PROPERTY_OF, r.out_p))
     for p in program.transitive:
         if p != SAME_AS:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.compile.program import OBJECT, SUBJECT, LinearRule, Program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, LinearRule, Program
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
@@ -137,9 +137,9 @@ class Deriver:
     def _linear(self, rule: LinearRule, s: int, o: int, path):
         bound = {}
         for position, value in ((rule.out_s, s), (rule.out_o, o)):
-            if position == SUBJECT:
+            if position == FROM_SUBJECT:
                 bound["x"] = value
-            elif position == OBJECT:
+            elif position == FROM_OBJECT:
                 bound["y"] = value
             elif self.id(position) != value:
                 return

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from reasonlake.compile.owl2rl import JoinRule
-from reasonlake.compile.program import OBJECT, SUBJECT, Program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.vocab import SAME_AS, TYPE
 
@@ -74,8 +74,8 @@ def positive_rules(program: Program) -> list[PositiveRule]:
     for r in program.linear:
         obj = r.in_o if r.in_o is not None else "?y"
         body = (("?x", r.in_p, obj),)
-        s = "?x" if r.out_s == SUBJECT else obj
-        o = {SUBJECT: "?x", OBJECT: obj}.get(r.out_o, r.out_o)
+        s = "?x" if r.out_s == FROM_SUBJECT else obj
+        o = {FROM_SUBJECT: "?x", FROM_OBJECT: obj}.get(r.out_o, r.out_o)
         out.append(PositiveRule(r.rule, body, (s, r.out_p, o)))
     for p in program.transitive:
         rule = "eq-trans" if p == SAME_AS else "prp-trp"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.compile.program import OBJECT, SUBJECT, Program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.join_groups import JoinGroup, group_rules
 from reasonlake.engine.store.dictionary import term_id
 from reasonlake.vocab import SAME_AS, TYPE
@@ -33,7 +33,7 @@ class ProgramTables:
 
 
 def _source(position: str) -> int:
-    return {SUBJECT: FROM_S, OBJECT: FROM_O}.get(position, CONSTANT)
+    return {FROM_SUBJECT: FROM_S, FROM_OBJECT: FROM_O}.get(position, CONSTANT)
 
 
 def term_ids(spark, terms: set[str]) -> dict[str, int]:
@@ -54,7 +54,7 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
             r.rule,
             r.in_p,
             r.in_o,
-            r.out_s == OBJECT,
+            r.out_s == FROM_OBJECT,
             r.out_p,
             _source(r.out_o),
             r.out_o if _source(r.out_o) == CONSTANT else None,
