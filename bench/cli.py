@@ -1,9 +1,11 @@
 """How long a CLI command takes from a fresh process, on the README's example view.
 
-Each command runs as a user runs it: a new `reasonlake` process, its own embedded Spark
-session, the example home (built first by the example's commands). The table gives the
-wall time per command (median of `--repeat` runs) beside the same process doing nothing
-but start Spark (`python -c "get_spark()"`), the floor a command without a server pays.
+Each command runs as a user runs it: a new `reasonlake` process on the example home (built
+first by the example's commands), once with its own embedded Spark session and once while
+the home's command server runs (`reasonlake server start`: the command connects to it).
+The table gives the wall time per command (median of `--repeat` runs) beside the same
+process doing nothing but start Spark (`python -c "get_spark()"`), the floor a command
+without a server pays. Aims: at most 2 s with the server, 15 s without.
 
     python bench/cli.py                 # history, export, sql, violations; 2 runs each
     python bench/cli.py --repeat 3
@@ -54,13 +56,23 @@ def main() -> None:
     env = dict(os.environ, REASONLAKE_HOME=str(home))
     for step in SETUP:
         _timed([*CLI, *step], env)
-    rows = [("start Spark only", [_timed(SPARK_ONLY, env) for _ in range(args.repeat)])]
+    rows = {"start Spark only": [[_timed(SPARK_ONLY, env) for _ in range(args.repeat)], None]}
     for name, command in COMMANDS.items():
         ok = (1,) if "no Spark" in name else (0,)
-        rows.append((name, [_timed([*CLI, *command], env, ok) for _ in range(args.repeat)]))
-    print(f"{'command (fresh process)':<26} {'median s':>9} {'runs':>20}")
-    for name, times in rows:
-        print(f"{name:<26} {statistics.median(times):>9.1f} {' '.join(f'{t:.1f}' for t in times):>20}")
+        rows[name] = [[_timed([*CLI, *command], env, ok) for _ in range(args.repeat)], None]
+    _timed([*CLI, "server", "start"], env)
+    try:
+        for name, command in COMMANDS.items():
+            ok = (1,) if "no Spark" in name else (0,)
+            _timed([*CLI, *command], env, ok)  # the server's first read of each table is cold
+            rows[name][1] = [_timed([*CLI, *command], env, ok) for _ in range(args.repeat)]
+    finally:
+        _timed([*CLI, "server", "stop"], env)
+    print(f"{'command (fresh process)':<26} {'embedded s':>11} {'runs':>12} {'server s':>9} {'runs':>12}")
+    for name, (alone, served) in rows.items():
+        print(f"{name:<26} {statistics.median(alone):>11.1f} {' '.join(f'{t:.1f}' for t in alone):>12} "
+              + (f"{statistics.median(served):>9.1f} {' '.join(f'{t:.1f}' for t in served):>12}"
+                 if served else f"{'':>9} {'':>12}"))
 
 
 if __name__ == "__main__":

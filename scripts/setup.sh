@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Creates .venv with Python 3.11 and installs reasonlake with its test extras, once per
+# Creates .venv with Python 3.11 and installs reasonlake with its test and Spark Connect extras, once per
 # change of pyproject.toml. Sourced by example.sh and test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ stamp=".venv/.installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
   .venv/bin/python -m pip install --quiet --upgrade pip
-  .venv/bin/python -m pip install --quiet -e ".[test]"
+  .venv/bin/python -m pip install --quiet -e ".[test,connect]"
   rm -f .venv/.installed-*
   touch "$stamp"
 fi

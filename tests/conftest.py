@@ -91,16 +91,17 @@ _DEADLINE_SKIPPED = pytest.StashKey[list]()
 
 # Tests run in this order of value, so that a deadline drops the least valuable ones: first
 # the oracle suites (the engine against owlrl and Definition 7, the W3C conformance cases),
-# then the example job, crash recovery, every other test, and the Brick models last (about
-# 18 min). A path prefix relative to the repository per rank; within a rank, and among the
-# tests no prefix names, the collection order is kept (a stable sort), so a module's tests
-# stay together.
+# then the example job, the suites over Spark Connect, crash recovery, every other test,
+# and the Brick models last (about 18 min). A path prefix relative to the repository per
+# rank; within a rank, and among the tests no prefix names, the collection order is kept (a
+# stable sort), so a module's tests stay together.
 RUN_ORDER = (
     "tests/engine/test_views_match_owlrl.py",
     "tests/engine/test_repair_matches_definition7.py",
     "tests/conformance/",
     "tests/test_example_job.py",
     "tests/cli/test_imars_example.py",
+    "tests/connect/",
     "tests/cli/test_crash_recovery.py",
     None,  # everything else
     "tests/brick/",

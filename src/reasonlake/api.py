@@ -7,6 +7,7 @@ command line (``reasonlake.cli``) goes through this module only.
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,18 +24,21 @@ def now_ms() -> int:
 class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
-    def __init__(self, home: str | None = None, spark=None, *, kafka: bool = False, metastore: bool = False,
-                 wait: float = 0):
+    def __init__(self, home: str | None = None, spark=None, *, remote: str | None = None, kafka: bool = False,
+                 metastore: bool = False, wait: float = 0):
         """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
         Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
         metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
         has one opens it without being asked. ``wait``: seconds a command that writes a view
         (slide, rebuild, repair, create_views of a changed view, run) waits for another
-        process writing it (``WriterBusyError`` after that)."""
+        process writing it (``WriterBusyError`` after that). ``remote``: a Spark Connect
+        server's ``sc://HOST:PORT`` (default ``$SPARK_REMOTE``; else the home's own server
+        when ``reasonlake server start`` runs one, else the active or an embedded session)."""
         from reasonlake.engine.store.home import resolve_home
 
         self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         self._given, self._kafka, self._metastore, self._wait = spark, kafka, metastore, wait
+        self._remote = remote
         self._home = None
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
@@ -44,9 +48,17 @@ class Lakehouse:
         if self._home is None:
             from reasonlake.engine.store import catalog
             from reasonlake.engine.store.home import Home
-            from reasonlake.engine.store.session import get_spark, kafka_package
+            from reasonlake.engine.store.session import active_session, get_spark, kafka_package
 
             spark, root = self._given, self._root
+            remote = self._remote or os.environ.get("SPARK_REMOTE")
+            if spark is None and remote is None and not self._kafka and active_session() is None:
+                from reasonlake.engine.store import server
+
+                found = server.running(root)  # the home's command server, when one runs
+                remote = found.url if found is not None else None
+            if spark is None and remote is not None:
+                spark = get_spark(remote=remote)
             if spark is None:
                 packages = (kafka_package(),) if self._kafka else ()
                 conf = catalog.metastore_conf(root) if self._metastore or catalog.local_metastore(root) else None
@@ -74,6 +86,25 @@ class Lakehouse:
         from reasonlake.engine.store import lease
 
         lease.release_all()
+
+    def start_server(self, *, port: int | None = None):
+        """Start the home's Spark Connect server (``engine.store.server``), or find it
+        running: (the server, whether this call started it). Commands then connect to it."""
+        from reasonlake.engine.store import server
+
+        return server.start(self._root, port=port)
+
+    def stop_server(self):
+        """Stop the home's server; the one stopped, or None when none ran."""
+        from reasonlake.engine.store import server
+
+        return server.stop(self._root)
+
+    def server(self):
+        """The home's running server, or None."""
+        from reasonlake.engine.store import server
+
+        return server.running(self._root)
 
     def init(self, *, catalog: str | None = None, schema: str = "reasonlake") -> list[str]:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home

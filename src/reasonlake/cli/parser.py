@@ -20,6 +20,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ontology-reasoning materialized views over RDF streams, as Delta tables.",
     )
     parser.add_argument("--home", help="lakehouse root (default: $REASONLAKE_HOME or ./lakehouse)")
+    parser.add_argument("--remote", metavar="sc://HOST:PORT",
+                        help="run on this Spark Connect server (default: $SPARK_REMOTE, else the home's "
+                             "`reasonlake server` when it runs, else an embedded Spark session)")
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print its traceback (for a bug report)")
     parser.add_argument("--quiet", action="store_true",
@@ -28,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     # --home and --quiet are also accepted after the verb (reasonlake history v --home DIR)
     verb_home = argparse.ArgumentParser(add_help=False)
     verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    verb_home.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     verb_home.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
     # commands that write a view's tables take its writer lease (one writer per view)
@@ -147,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     vacuum.add_argument("--retain", type=str, metavar="DURATION",
                         help="keep closes readable this long (default: each view's retain, else 7d); "
                              "0s keeps only the latest close")
+    server = sub.add_parser("server", help="a Spark Connect server for the home: commands answer in seconds")
+    server.add_argument("action", choices=["start", "stop", "status"])
+    server.add_argument("--port", type=int, help="its port on 127.0.0.1 (default: a free one)")
     return parser
 
 

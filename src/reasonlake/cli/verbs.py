@@ -24,7 +24,7 @@ def _time(text: str) -> int:
 
 
 def _lakehouse(args, **options) -> Lakehouse:
-    return Lakehouse(args.home, wait=getattr(args, "wait", 0.0), **options)
+    return Lakehouse(args.home, remote=args.remote, wait=getattr(args, "wait", 0.0), **options)
 
 
 def init(args) -> int:
@@ -376,9 +376,27 @@ def sql(args) -> int:
     return 0
 
 
+def server(args) -> int:
+    lake = Lakehouse(args.home)
+    if args.action == "start":
+        found, started = lake.start_server(port=args.port)
+        print(f"{'started' if started else 'already running'}: {found.url} (pid {found.pid}); "
+              f"commands on this home use it until `reasonlake server stop`")
+    elif args.action == "stop":
+        found = lake.stop_server()
+        print(f"stopped (pid {found.pid})" if found else "no server was running")
+    else:
+        found = lake.server()
+        print(f"running: {found.url} (pid {found.pid}, since {format_time(int(found.started * 1000))})"
+              if found else "not running")
+        return 0 if found else 3
+    return 0
+
+
 # The verbs, by the name the parser gives them (``args.command``)
 VERBS = {
     "init": init, "view": view, "ingest": ingest, "run": run, "slide": slide, "rebuild": rebuild,
     "repair": repair, "history": history, "vacuum": vacuum, "validate": validate, "changes": changes,
     "explain": explain, "rules": rules, "violations": violations, "export": export, "sql": sql,
+    "server": server,
 }

@@ -24,10 +24,10 @@ def to_spark(spark, frame: pl.DataFrame, schema: str):
 
 
 def _cores(spark) -> int:
-    try:
-        return spark.sparkContext.defaultParallelism
-    except Exception:  # a Spark Connect session has no SparkContext: Spark's usual default
-        return 200
+    from reasonlake.engine.store import classic
+
+    # a Spark Connect session cannot tell: Spark's usual default
+    return classic.default_parallelism(spark) or 200
 
 
 def from_spark(frame, columns: list[str] = FACT_COLUMNS, limit: int | None = None) -> pl.DataFrame | None:

@@ -188,11 +188,9 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
 
 
 def _has_violations(home: Home, view: str) -> bool:
-    from delta.tables import DeltaTable
-
     from reasonlake.engine.store import violations_table as violations
 
-    return DeltaTable.isDeltaTable(home.spark, violations.path(home, view))
+    return violations.exists(home, view)
 
 
 def _user(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: "_Runner") -> list[Result]:

@@ -23,7 +23,7 @@ from reasonlake.engine.reason import budget, dred, spark_joins
 from reasonlake.engine.reason import driver_matching
 from reasonlake.engine.reason.program_tables import term_ids
 from reasonlake.engine.reason.spark_rounds import BROADCAST_ROWS
-from reasonlake.engine.store import commit_marks
+from reasonlake.engine.store import commit_marks, delta_sql
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.materialization import expiration_pane
 from reasonlake.engine.store.schemas import KEY, REMOVED_SCHEMA, REPAIRS_SCHEMA
@@ -265,9 +265,7 @@ def log_repairs(home: Home, view: str, decision: Decision, close: int, seq: int,
 
 def expire(home: Home, view: str, close: int) -> None:
     """Tombstones leave when the items they remove would have left: a partition drop."""
-    from delta.tables import DeltaTable
-
-    DeltaTable.forPath(home.spark, removed_path(home, view)).delete(F.col("exp_pane") <= close)
+    delta_sql.delete(home.spark, removed_path(home, view), f"exp_pane <= {int(close)}")
 
 
 def decide_close(spark, tables: RepairTables, old_items: DataFrame | None, new_items: DataFrame,

@@ -19,6 +19,7 @@ import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, spark_ingest
+from reasonlake.engine.store import delta_sql
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
 from reasonlake.errors import EnvironmentSetupError, UsageError
@@ -97,6 +98,9 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
         writer = writer.trigger(availableNow=True)
     else:
         writer = writer.trigger(processingTime=trigger)
+    remote = delta_sql.is_connect(home.spark)
+    if remote:
+        seq_before = _last_ingest_seq(home)
     query = writer.start()
     try:
         query.awaitTermination()
@@ -109,7 +113,35 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
             query.stop()
     if batches.failure:
         raise batches.failure[0]
+    if remote:
+        _report_from_tables(home, views, stream, seq_before, report, query)
     return report
+
+
+def _last_ingest_seq(home: Home) -> int:
+    from reasonlake.engine import ingest_log
+
+    return int(ingest_log.ingests(home).get_column("seq").max() or 0)
+
+
+def _report_from_tables(home: Home, views: list[str], stream: str, seq_before: int, report: RunReport,
+                        query) -> None:
+    """Over Spark Connect the batches run in a Python process beside the server, not in
+    this one: what they did is read back from the tables they wrote (the ingests, the
+    views' closes) and the query's progress."""
+    from reasonlake.engine.store import state
+
+    new = (home.table("ingests").where((F.col("seq") > seq_before) & (F.col("stream") == stream))
+           .agg(F.count("*").alias("files"), F.sum("items").alias("items"),
+                F.sum("quarantined").alias("quarantined")).first())
+    report.files, report.items, report.quarantined = new.files, new.items or 0, new.quarantined or 0
+    report.batches = sum(1 for p in query.recentProgress if (p.numInputRows or 0) > 0)
+    for view in views:
+        history = state.lineage(home, view)
+        before = report.last_close[view]
+        report.closes[view] = sum(1 for r in history if before is None or r.close > before)
+        report.last_close[view] = history[-1].close if history else None
+    report.newest_event = _newest_event(home, stream)
 
 
 class _Batches:

@@ -9,7 +9,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import faults
-from reasonlake.engine.store import foreign_commits, lease, state
+from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as violations
 from reasonlake.engine.store.dictionary import register_terms
@@ -146,16 +146,9 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
 
 
 def _save(home: Home, decl: ViewDecl, pending: bool = False) -> None:
-    from delta.tables import DeltaTable
-
     row = home.spark.createDataFrame(
         [(decl.name, PENDING * pending + decl.fingerprint(), decl.to_json())],
         "name STRING, fingerprint STRING, definition STRING",
     ).withColumn("created_at", F.current_timestamp())
-    (
-        DeltaTable.forPath(home.spark, home.path("views")).alias("t")
-        .merge(row.alias("u"), "t.name = u.name")
-        .whenMatchedUpdate(set={"fingerprint": "u.fingerprint", "definition": "u.definition"})
-        .whenNotMatchedInsertAll()
-        .execute()
-    )
+    delta_sql.merge(home.path("views"), row, "t.name = u.name",
+                    update={"fingerprint": "u.fingerprint", "definition": "u.definition"})

@@ -64,14 +64,12 @@ def local_path(path: str) -> Path | None:
 def _jvm(spark):
     if os.environ.get("REASONLAKE_ARROW_COMMIT") == "0" or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
         raise Unusable("turned off")
-    try:
-        jvm = spark._jvm
-        session = spark._jsparkSession
-    except Exception:  # Spark Connect: no JVM in this process
-        raise Unusable("no JVM") from None
-    if jvm is None or session is None:
+    from reasonlake.engine.store import classic
+
+    found = classic.jvm(spark)
+    if found is None:  # Spark Connect: no JVM in this process
         raise Unusable("no JVM")
-    return jvm, session
+    return found
 
 
 @dataclass

@@ -115,9 +115,7 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     """The SQL of each name a view has at a published close (``record``): the view, and its
     violations and repairs when it has them; the catalog's views and `reasonlake sql`'s
     temporary ones are made from these, so both show the same."""
-    from delta.tables import DeltaTable
-
-    from reasonlake.engine.store import retention
+    from reasonlake.engine.store import delta_sql, retention
     from reasonlake.engine.store import violations_table as violations
 
     # Pinned even when it is the latest: a later slide's table commit is not a published close
@@ -125,9 +123,9 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     # re-points a name whose version only maintenance commits followed at the latest snapshot.
     version = record.version if published else retention.pinned(home, home.mat_path(view), record.version)
     out = {view: view_sql(home, view, record, version)}
-    if DeltaTable.isDeltaTable(home.spark, violations.path(home, view)):
+    if delta_sql.is_delta(home.spark, violations.path(home, view)):
         out[f"{view}_violations"] = violations_sql(home, view, record)
-    if DeltaTable.isDeltaTable(home.spark, home.repairs_path(view)):
+    if delta_sql.is_delta(home.spark, home.repairs_path(view)):
         out[f"{view}_repairs"] = repairs_sql(home, view)
     return out
 

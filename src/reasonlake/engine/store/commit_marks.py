@@ -10,6 +10,8 @@ commit files of the log, newest first, down to the first marked one: no Spark jo
 """
 from __future__ import annotations
 
+from reasonlake.engine.store import classic
+
 PREFIX = "reasonlake seq="
 # Unmarked commits read before giving up on the log (expiry deletes come between marked
 # appends; more than this many in a row and the caller lets Delta check instead).
@@ -27,12 +29,12 @@ def written(spark, path: str, seq: int) -> bool | None:
     row, an unmarked write or a restore in between, or a later sequence's mark): the caller
     falls back to ``txnAppId``."""
     try:
-        jvm = spark._jvm
-        empty = jvm.scala.Option.empty()
-        log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
-        latest = log.update(False, empty, empty).version()
+        snapshot = classic.snapshot(spark, path)
+        if snapshot is None:
+            return None
+        latest = snapshot.version()
         for version in range(latest, max(-1, latest - LOOKBACK), -1):
-            seen = _marked_seq(log.getChanges(version, version, empty, False))
+            seen = _marked_seq(classic.changes(spark, path, version, version))
             if seen is _CREATED:
                 return False
             if seen is _UNSURE:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 
-from reasonlake.engine.store import process_cache
+from reasonlake.engine.store import classic, process_cache
 from reasonlake.engine.timing import step
 
 
@@ -24,13 +24,11 @@ def rebuild_ahead(spark, path: str) -> None:
 
     def build() -> None:
         try:
-            jvm = spark._jvm
-            empty = jvm.scala.Option.empty()
-            snapshot = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(
-                spark._jsparkSession, path).update(False, empty, empty)
+            snapshot = classic.snapshot(spark, path)
             # what DELETE and replaceWhere ask first (the state's file count): builds and
             # caches the snapshot's state, which their file pruning then reads
-            snapshot.numOfFiles()
+            if snapshot is not None:
+                snapshot.numOfFiles()
         except Exception:  # no JVM (Spark Connect), another Delta build, a stopped session
             pass
 

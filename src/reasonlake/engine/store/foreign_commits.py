@@ -19,7 +19,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from reasonlake.engine.store import table_cache
+from reasonlake.engine.store import classic, table_cache
 from reasonlake.errors import CloseError, ForeignCommitError
 
 MARK = "reasonlake"
@@ -135,11 +135,10 @@ def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
         raise LookupError(path)
     if latest[0] <= recorded:
         return []
-    jvm = spark._jvm
-    empty = jvm.scala.Option.empty()
-    log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path)
     found = []
-    changes = log.getChanges(recorded + 1, latest[0], empty, False)
+    changes = classic.changes(spark, path, recorded + 1, latest[0])
+    if changes is None:
+        raise LookupError(path)
     while changes.hasNext():
         entry = changes.next()
         operation, when, mark, data = "?", 0, None, False

@@ -5,7 +5,7 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit
+from reasonlake.engine.store import arrow_commit, delta_sql
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import MAT_SCHEMA
 from reasonlake.engine.timing import step
@@ -32,14 +32,7 @@ def current(home: Home, view: str) -> DataFrame:
 
 
 def version(home: Home, view: str) -> int:
-    from delta.tables import DeltaTable
-
-    from reasonlake.engine.store.table_cache import latest_commit
-
-    commit = latest_commit(home.spark, home.mat_path(view))  # from the log: no Spark job
-    if commit is not None:
-        return commit[0]
-    return DeltaTable.forPath(home.spark, home.mat_path(view)).history(1).first().version
+    return delta_sql.latest_version(home.spark, home.mat_path(view))
 
 
 def expire(home: Home, view: str, close: int) -> int:
@@ -52,11 +45,9 @@ def expire(home: Home, view: str, close: int) -> int:
 
 def drop_expired(home: Home, view: str, close: int) -> None:
     """One commit removing the partitions that expire at ``close``."""
-    from delta.tables import DeltaTable
-
     with step("drop expired"):
         # A predicate on the partition column only: Delta removes files, reads none.
-        DeltaTable.forPath(home.spark, home.mat_path(view)).delete(F.col("exp_pane") <= close)
+        delta_sql.delete(home.spark, home.mat_path(view), f"exp_pane <= {int(close)}")
 
 
 def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
@@ -67,8 +58,6 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
     are leaving are listed literally in the ON clause (decision 0004). ``old_panes``:
     those panes when the caller knows them (``[]``: nothing renewed), else one Spark job.
     """
-    from delta.tables import DeltaTable
-
     if old_panes is None:
         old_panes = [
             r.pane
@@ -81,16 +70,10 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
     source = changes.select(
         "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
     )
-    merge = DeltaTable.forPath(home.spark, home.mat_path(view)).alias("t").merge(
-        source.alias("u"),
-        f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
-    )
-    if old_panes:
-        merge = merge.whenMatchedUpdate(
-            set={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"}
-        )
     # Without renewals this is Delta's insert-only MERGE: no target file is read.
-    merge.whenNotMatchedInsertAll().execute()
+    delta_sql.merge(
+        home.mat_path(view), source, f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
+        update={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"} if old_panes else None)
 
 
 # Above this many rows in the panes a close touches, a MERGE costs less than writing them

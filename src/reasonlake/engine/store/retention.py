@@ -17,7 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from reasonlake.engine.store import catalog, state
+from reasonlake.engine.store import catalog, delta_sql, state
 from reasonlake.engine.store.home import Home
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
@@ -35,19 +35,15 @@ class Vacuumed:
 
 def view_tables(home: Home, view: str) -> list[str]:
     """The paths of a view's Delta tables."""
-    from delta.tables import DeltaTable
-
     from reasonlake.engine.store import violations_table as violations
 
     paths = [home.mat_path(view), violations.path(home, view), home.repairs_path(view),
              home.removed_path(view)]
-    return [p for p in paths if DeltaTable.isDeltaTable(home.spark, p)]
+    return [p for p in paths if delta_sql.is_delta(home.spark, p)]
 
 
 def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
     """Set the view's retention on its tables and vacuum them."""
-    from delta.tables import DeltaTable
-
     decl = home.view(view)
     retain = retain_ms if retain_ms is not None else (decl.retain if decl.retain is not None else DEFAULT_RETAIN_MS)
     spark = home.spark
@@ -60,12 +56,11 @@ def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
         if retain < DEFAULT_RETAIN_MS:
             spark.conf.set(_CHECK, "false")
         for path in paths:
-            table = DeltaTable.forPath(spark, path)
-            have = table.detail().first().properties or {}
+            have = delta_sql.properties(spark, path)
             if any(have.get(k) != v for k, v in wanted.items()):  # no commit when already set
                 props = ", ".join(f"'{k}' = '{v}'" for k, v in wanted.items())
                 spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ({props})")
-            table.vacuum(retain / 3_600_000)
+            delta_sql.vacuum(spark, path, retain / 3_600_000)
     finally:
         spark.conf.set(_CHECK, check)
     history = state.lineage(home, view)
@@ -88,16 +83,13 @@ def pinned(home: Home, path: str, version: int) -> int | None:
     snapshot) when only maintenance commits came after it. Delta refuses time travel to a
     version older than the table's file retention even when its files are there, so the
     latest close stays readable after a vacuum only when read as the latest snapshot."""
-    from delta.tables import DeltaTable
-
     from reasonlake.engine.store.table_cache import latest_commit
 
     commit = latest_commit(home.spark, path)
     if commit is not None and commit[0] == version:
         return None
     latest = commit[0] if commit is not None else None
-    rows = DeltaTable.forPath(home.spark, path).history(
-        (latest - version) if latest is not None else None).select("version", "operation").collect()
+    rows = delta_sql.history(home.spark, path, (latest - version) if latest is not None else None).select("version", "operation").collect()
     later = [r for r in rows if r.version > version]
     return None if all(r.operation in _MAINTENANCE for r in later) else version
 
@@ -105,17 +97,14 @@ def pinned(home: Home, path: str, version: int) -> int | None:
 def readable_versions(home: Home, view: str) -> set[int] | None:
     """The versions of the view's table that can still be read; None: all of them (it was
     never vacuumed and no retention was set on it)."""
-    from delta.tables import DeltaTable
-
-    table = DeltaTable.forPath(home.spark, home.mat_path(view))
-    rows = table.history().select("version", "timestamp", "operation", "operationParameters").collect()
+    rows = delta_sql.history(home.spark, home.mat_path(view)).select("version", "timestamp", "operation", "operationParameters").collect()
     changes = sorted((r.version, _ms(r.timestamp)) for r in rows if r.operation not in _MAINTENANCE)
     vacuums = [r for r in rows if r.operation == "VACUUM START"]
     if not vacuums or not changes:
         return None
     # Delta reads a version only within the table's file retention of now, and a vacuum
     # removed the files that a later commit had replaced before its horizon.
-    retain = _retention_ms(table.detail().first().properties or {})
+    retain = _retention_ms(delta_sql.properties(home.spark, home.mat_path(view)))
     last = max(vacuums, key=lambda r: r.version)
     params = last.operationParameters or {}
     horizon = _ms(last.timestamp) - int(params.get("specifiedRetentionMillis") or retain)

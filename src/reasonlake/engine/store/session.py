@@ -49,12 +49,17 @@ def kafka_package() -> str:
 _SHIPPED_WITH_PYSPARK = "org.apache.hadoop:hadoop-client-runtime,org.apache.hadoop:hadoop-client-api"
 
 
-def get_spark(master: str | None = None, *, packages: tuple[str, ...] = (), conf: dict | None = None):
-    """The active session if there is one, otherwise an embedded local session with Delta,
-    the Maven ``packages`` (such as ``kafka_package()``) and the settings ``conf`` (such as
-    a home's metastore)."""
+def get_spark(master: str | None = None, *, remote: str | None = None, packages: tuple[str, ...] = (),
+              conf: dict | None = None):
+    """The active session if there is one; a Spark Connect session to ``remote`` (or
+    ``$SPARK_REMOTE``), an ``sc://HOST:PORT`` address; otherwise an embedded local session
+    with Delta, the Maven ``packages`` (such as ``kafka_package()``) and the settings
+    ``conf`` (such as a home's metastore)."""
     from pyspark.sql import SparkSession
 
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote:
+        return connect(remote)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
@@ -93,6 +98,35 @@ def get_spark(master: str | None = None, *, packages: tuple[str, ...] = (), conf
             raise EnvironmentSetupError(_launch_failure(log)) from None
         raise
     spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
+    return spark
+
+
+def active_session():
+    """The process's active classic session, if any (a notebook's, a job's on a cluster)."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
+def connect(remote: str):
+    """A Spark Connect session to ``remote`` (``sc://HOST:PORT``), checked to answer."""
+    try:
+        import pyspark.sql.connect.session  # noqa: F401 (the client libraries are there)
+    except ImportError as exc:
+        raise EnvironmentSetupError(
+            f"a Spark Connect session needs the client libraries ({exc.name} is missing): "
+            "pip install 'reasonlake[connect]' (the README's set-up installs them)") from None
+    if not remote.startswith("sc://"):
+        raise EnvironmentSetupError(f"--remote {remote}: a Spark Connect address is sc://HOST:PORT")
+    from pyspark.sql import SparkSession
+
+    # pyspark's own builder: it also switches pyspark.sql.functions to their Connect forms
+    spark = SparkSession.builder.remote(remote).getOrCreate()
+    try:
+        _ = spark.version  # the first call reaches the server
+    except Exception as exc:
+        raise EnvironmentSetupError(
+            f"could not reach the Spark Connect server at {remote}: {str(exc).strip().splitlines()[0]}") from None
     return spark
 
 

@@ -14,9 +14,10 @@ the same path starts its versions over, and its commits' timestamps tell them ap
 """
 from __future__ import annotations
 
+from datetime import timezone
 from typing import Callable, TypeVar
 
-from reasonlake.engine.store import process_cache
+from reasonlake.engine.store import classic, process_cache
 
 T = TypeVar("T")
 Commit = tuple[int, int]  # version, timestamp (ms)
@@ -29,17 +30,30 @@ def _answers(spark) -> dict[tuple, tuple[Commit, object]]:
 
 
 def latest_commit(spark, path: str) -> Commit | None:
-    """The table's latest commit from its log, without a Spark job; None when the table
-    does not exist or the session cannot tell (no JVM, as with Spark Connect)."""
+    """The table's latest commit; None when the table does not exist or the session cannot
+    tell. From its log in the driver on a classic session (no Spark job); from its history
+    on Spark Connect (one call to the server, about 0.1 s: less than the reads it saves)."""
     try:
-        jvm = spark._jvm
-        empty = jvm.scala.Option.empty()
-        snapshot = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, path).update(
-            False, empty, empty)
+        snapshot = classic.snapshot(spark, path)
+        if snapshot is None:
+            return _from_history(spark, path)
         version = snapshot.version()
         return (version, snapshot.timestamp()) if version >= 0 else None
-    except Exception:  # an API this Delta build lacks, or no JVM: read without the cache
+    except Exception:  # an API this Delta build lacks: read without the cache
         return None
+
+
+def _from_history(spark, path: str) -> Commit | None:
+    from reasonlake.engine.store import delta_sql
+
+    try:
+        row = delta_sql.history(spark, path, 1).select("version", "timestamp").first()
+    except Exception:  # no Delta table there
+        return None
+    if row is None:
+        return None
+    moment = row.timestamp if row.timestamp.tzinfo else row.timestamp.replace(tzinfo=timezone.utc)
+    return int(row.version), int(moment.timestamp() * 1000)
 
 
 def _key(spark, path: str, name: tuple) -> tuple:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine.store import delta_sql
 from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.materialization import expiration_pane
@@ -29,9 +30,7 @@ def path(home: Home, view: str) -> str:
 
 def exists(home: Home, view: str) -> bool:
     """Whether the view has a violations table (a program without negative rules has none)."""
-    from delta.tables import DeltaTable
-
-    return DeltaTable.isDeltaTable(home.spark, path(home, view))
+    return delta_sql.is_delta(home.spark, path(home, view))
 
 
 def create(home: Home, view: str) -> None:
@@ -50,21 +49,13 @@ def record(home: Home, view: str, window: Window, found: DataFrame | None, close
     """Insert new violations, renew the ones found again with a later origin."""
     if found is None:
         return
-    from delta.tables import DeltaTable
-
-    source = _rows(found, window, close)
-    (
-        DeltaTable.forPath(home.spark, path(home, view)).alias("t")
-        .merge(source.alias("u"), "t.key = u.key")
-        .whenMatchedUpdate(
-            condition="u.origin > t.origin OR t.exp_pane <= u.close",
-            set={"origin": "u.origin", "exp_pane": "u.exp_pane", "triples": "u.triples",
-                 "bindings": "u.bindings", "close": "u.close",
-                 # a violation that had left the window and is back starts a new episode
-                 "first_close": "CASE WHEN t.exp_pane <= u.close THEN u.close ELSE t.first_close END"},
-        )
-        .whenNotMatchedInsertAll()
-        .execute()
+    delta_sql.merge(
+        path(home, view), _rows(found, window, close), "t.key = u.key",
+        update_when="u.origin > t.origin OR t.exp_pane <= u.close",
+        update={"origin": "u.origin", "exp_pane": "u.exp_pane", "triples": "u.triples",
+                "bindings": "u.bindings", "close": "u.close",
+                # a violation that had left the window and is back starts a new episode
+                "first_close": "CASE WHEN t.exp_pane <= u.close THEN u.close ELSE t.first_close END"},
     )
 
 
@@ -76,14 +67,7 @@ def replace(home: Home, view: str, window: Window, found: DataFrame | None, clos
 
 def version(home: Home, view: str) -> int:
     """The table's latest Delta version: the one a close records as holding its violations."""
-    from delta.tables import DeltaTable
-
-    from reasonlake.engine.store.table_cache import latest_commit
-
-    commit = latest_commit(home.spark, path(home, view))  # from the log: no Spark job
-    if commit is not None:
-        return commit[0]
-    return DeltaTable.forPath(home.spark, path(home, view)).history(1).first().version
+    return delta_sql.latest_version(home.spark, path(home, view))
 
 
 def live(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:

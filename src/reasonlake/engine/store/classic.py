@@ -1,0 +1,63 @@
+"""What only a classic session can do: reach Delta's log in this process's JVM.
+
+A classic session (the embedded one, a cluster's driver) has the JVM in this process, and
+Delta's log classes answer from the driver what a Spark job would otherwise be asked: the
+latest version, a commit's actions, the file list. A Spark Connect session has no JVM here;
+each function returns None there (or raises what its callers catch), and the callers go
+through SQL instead (``delta_sql``). Only this module, the embedded session's launcher
+(``session``, ``server``) and the driver's commit writer (``arrow_commit``) touch the JVM;
+``tests/engine/test_public_apis.py`` keeps it so.
+"""
+from __future__ import annotations
+
+
+def jvm(spark):
+    """(the JVM gateway, the JVM session), or None on a session without a JVM here."""
+    try:
+        gateway, session = spark._jvm, spark._jsparkSession
+    except Exception:  # Spark Connect: no JVM in this process
+        return None
+    return None if gateway is None or session is None else (gateway, session)
+
+
+def delta_log(spark, path: str):
+    """Delta's ``DeltaLog`` of the table at ``path``, or None."""
+    found = jvm(spark)
+    if found is None:
+        return None
+    gateway, session = found
+    return gateway.org.apache.spark.sql.delta.DeltaLog.forTable(session, path)
+
+
+def is_delta(spark, path: str) -> bool | None:
+    """Whether a Delta table is at ``path`` (Delta's own check, from the driver), or None."""
+    if jvm(spark) is None:
+        return None
+    from delta.tables import DeltaTable
+
+    return DeltaTable.isDeltaTable(spark, path)
+
+
+def snapshot(spark, path: str):
+    """The table's latest snapshot (the log read up to its latest commit), or None."""
+    log = delta_log(spark, path)
+    if log is None:
+        return None
+    empty = spark._jvm.scala.Option.empty()
+    return log.update(False, empty, empty)
+
+
+def changes(spark, path: str, start: int, end: int):
+    """The commits ``start``..``end`` as Delta's iterator of (version, actions), or None."""
+    log = delta_log(spark, path)
+    if log is None:
+        return None
+    return log.getChanges(start, end, spark._jvm.scala.Option.empty(), False)
+
+
+def default_parallelism(spark) -> int | None:
+    """The cores Spark schedules tasks on, or None where the session cannot tell."""
+    try:
+        return spark.sparkContext.defaultParallelism
+    except Exception:  # a Spark Connect session has no SparkContext
+        return None

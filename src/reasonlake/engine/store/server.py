@@ -1,0 +1,161 @@
+"""A Spark Connect server for one home, so that commands answer in seconds.
+
+Every command run from a fresh process pays for a JVM and a Spark session (10-15 s on two
+cores) before it reads a table, and then reads cold. ``reasonlake server start`` launches
+the embedded session once, in a process of its own, with Spark's Connect plugin: a command
+that finds it running connects to it (a Spark Connect client: 0.5 s) and reads through its
+warm JVM. The server listens on the loopback address only (Spark Connect has no
+authentication) and keeps its port and process id in the home (``SERVER_FILE``).
+
+Only a home on a local path has one: the file must be where the command can read it
+before Spark starts.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from reasonlake.errors import EnvironmentSetupError
+
+SERVER_FILE = "_server.json"
+LOG_FILE = "_server.log"
+LOOPBACK = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class Server:
+    pid: int
+    port: int
+    started: float  # seconds since the epoch
+
+    @property
+    def url(self) -> str:
+        return f"sc://{LOOPBACK}:{self.port}"
+
+
+def _folder(root: str) -> Path | None:
+    from reasonlake.engine.store.arrow_commit import local_path
+
+    return local_path(root)
+
+
+def running(root: str) -> Server | None:
+    """The home's server if one is running and answering, else None (a stale file is removed)."""
+    folder = _folder(root)
+    if folder is None:
+        return None
+    try:
+        server = Server(**json.loads((folder / SERVER_FILE).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _alive(server.pid) and _listening(server.port):
+        return server
+    if not _alive(server.pid):
+        (folder / SERVER_FILE).unlink(missing_ok=True)
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:  # a server this process started and that has exited: reaped here, else it lingers
+        if os.waitpid(pid, os.WNOHANG)[0]:
+            return False
+    except ChildProcessError:  # not our child: its own parent reaps it
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _listening(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex((LOOPBACK, port)) == 0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((LOOPBACK, 0))
+        return probe.getsockname()[1]
+
+
+def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[Server, bool]:
+    """Start the home's server, or find it running: (the server, whether this call started it)."""
+    folder = _folder(root)
+    if folder is None:
+        raise EnvironmentSetupError(
+            f"the home {root} is not a local folder: a command server runs beside a local home only; "
+            "on a cluster or Databricks, pass the cluster's Spark Connect address with --remote")
+    found = running(root)
+    if found is not None:
+        return found, False
+    folder.mkdir(parents=True, exist_ok=True)
+    port = port or _free_port()
+    if _listening(port):
+        raise EnvironmentSetupError(f"port {port} on {LOOPBACK} is taken; choose another with --port")
+    log = open(folder / LOG_FILE, "ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port)],
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    server = Server(pid=process.pid, port=port, started=time.time())
+    deadline = time.monotonic() + timeout
+    while not _listening(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            if process.poll() is None:
+                process.kill()
+            raise EnvironmentSetupError(
+                f"the command server did not start (see {folder / LOG_FILE}); check that Java 17 is "
+                "installed and that Maven Central is reachable for the Delta jars")
+        time.sleep(0.25)
+    (folder / SERVER_FILE).write_text(json.dumps(asdict(server)))
+    return server, True
+
+
+def stop(root: str, *, timeout: float = 60) -> Server | None:
+    """Stop the home's server; the one stopped, or None when none was running."""
+    server = running(root)
+    folder = _folder(root)
+    if server is None:
+        return None
+    os.kill(server.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive(server.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if _alive(server.pid):
+        os.kill(server.pid, signal.SIGKILL)
+    (folder / SERVER_FILE).unlink(missing_ok=True)
+    return server
+
+
+def _serve(root: str, port: int) -> None:
+    """The server process: the embedded session with Spark's Connect plugin, until stopped."""
+    from reasonlake.engine.store import catalog
+    from reasonlake.engine.store.session import get_spark
+
+    conf = {"spark.plugins": "org.apache.spark.sql.connect.SparkConnectPlugin",
+            "spark.connect.grpc.binding.address": LOOPBACK,
+            "spark.connect.grpc.binding.port": str(port),
+            # the driver's own ports (block manager, RPC) on the loopback address as well
+            "spark.driver.bindAddress": LOOPBACK, "spark.driver.host": LOOPBACK}
+    if catalog.local_metastore(root):
+        conf.update(catalog.metastore_conf(root))
+    spark = get_spark(conf=conf)
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    while not stopping:
+        time.sleep(0.5)
+    spark.stop()
+
+
+if __name__ == "__main__":
+    _serve(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,111 @@
+"""Over a real Spark Connect server: the home's own (``reasonlake server start``), the
+pyspark package's Connect plugin with Delta. Nothing of the JVM is in the client's process.
+
+- The example job through the command line while the server runs: the commands connect to
+  it, and their answers equal those of the same commands on the embedded session.
+- Suites of the default run, run again in a client process whose every session is a
+  Spark Connect one (``SPARK_REMOTE``): the views against owlrl at every close on both
+  evaluation paths, a repair scenario, history, export and time travel, ``sql``. They
+  assert the same results as on a classic session, so passing here means the same answers.
+
+A client process cannot also hold a classic session (pyspark switches its functions to
+their Connect forms for the whole process), hence the subprocesses.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def server_home(tmp_path_factory):
+    """A home with its command server running (stopped at the end)."""
+    from reasonlake.engine.store import server
+
+    root = str(tmp_path_factory.mktemp("connect") / "lake")
+    found, started = server.start(root)
+    assert started and server.running(root) == found
+    yield root, found
+    assert server.stop(root) == found
+    assert server.running(root) is None
+
+
+def _cli(home: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    run = subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", home, *args],
+                         env={**os.environ, **(env or {})}, capture_output=True, text=True, cwd=REPO,
+                         timeout=300)
+    assert run.returncode == 0, f"{args}: exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    return run
+
+
+EXAMPLE = [
+    ("view", "create", str(REPO / "views" / "active_users.yaml")),
+    ("ingest", "social", str(REPO / "examples" / "streams" / "social.jsonl")),
+    ("slide", "active_users", "--until", "2026-11-22T10:08:00Z"),
+    ("export", "active_users"),
+    ("slide", "active_users", "--until", "2026-11-22T10:12:00Z"),
+    ("sql", "SELECT subject, predicate, object, origin, expires, inferred FROM active_users "
+            "ORDER BY subject, predicate, object"),
+    ("export", "active_users", "--close", "2026-11-22T10:08:00Z"),
+    ("violations", "active_users"),
+    ("history", "active_users"),
+]
+
+
+def _answers(run) -> list[str]:
+    """What each command of the example printed (``run(*args)`` gives its stdout)."""
+    out = []
+    for args in EXAMPLE:
+        text = run(*args)
+        if args[0] == "export":
+            text = "\n".join(sorted(text.splitlines()))
+        # the seconds a close took (slide, history) differ between runs; the rest must not
+        out.append(re.sub(r"\s\d+\.\d\d\s", " _ ", text))
+    return out
+
+
+@pytest.mark.minutes(3)
+def test_example_through_the_command_server_equals_embedded(server_home, cli):
+    """The example's commands in processes of their own that connect to the home's server,
+    and the same commands on this run's embedded session: the same answers."""
+    root, found = server_home
+    _cli(root, "init")
+    over_server = _answers(lambda *args: _cli(root, *args).stdout)
+    assert _cli(root, "server", "status").stdout.startswith(f"running: {found.url}")
+    embedded = _answers(cli)
+    assert over_server == embedded
+    assert "<http://example.org/people#bob>" in over_server[5], "the example view holds bob at its last close"
+
+
+# (suite, the number of its tests that must pass): a count that drops means a test was
+# skipped or deselected, which would hide a difference
+SUITES = [
+    ("tests/engine/test_views_match_owlrl.py::test_driver_owl2rl_views_equal_owlrl_and_flag_violations", 2),
+    ("tests/engine/test_views_match_owlrl.py::test_spark_path_owl2rl_equals_owlrl_and_flags_violations", 1),
+    ("tests/cli/test_repair_view.py::test_functional_property_reactor_newest_status_wins_and_its_consequences_go", 1),
+    ("tests/cli/test_delta_history.py", 4),
+    ("tests/cli/test_owl2rl_view.py", 3),
+]
+
+
+@pytest.mark.minutes(4)
+@pytest.mark.parametrize("suite,count", SUITES, ids=[s.split("::")[-1].split("/")[-1] for s, _ in SUITES])
+def test_suite_passes_over_spark_connect(server_home, suite, count):
+    _, found = server_home
+    env = {**os.environ, "SPARK_REMOTE": found.url}
+    env.pop("REASONLAKE_TEST_DEADLINE", None)  # the suite is one test of this run
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
+                         env=env, capture_output=True, text=True, cwd=REPO, timeout=900)
+    tail = run.stdout[-4000:] + run.stderr[-2000:]
+    assert run.returncode == 0, tail
+    passed = int(re.search(r"(\d+) passed", run.stdout).group(1))
+    assert "skipped" not in run.stdout.splitlines()[-1], tail
+    assert passed == count, tail
