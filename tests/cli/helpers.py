@@ -51,20 +51,18 @@ def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
     multisets."""
     from collections import Counter
 
-    from delta.tables import DeltaTable
-
     from reasonlake.api import Lakehouse
     from reasonlake.engine import read, repair_step
-    from reasonlake.engine.store import state
+    from reasonlake.engine.store import delta_sql, state
     from reasonlake.engine.store import violations_table as violations
 
     lake = Lakehouse(str(home), spark=spark)
     lake.sql("SELECT 1")  # registers the tables
     close = state.lineage(lake.home, view)[-1].close
     pairs = [(view, read.decoded(lake.home, view).drop("rule"))]
-    if DeltaTable.isDeltaTable(spark, violations.path(lake.home, view)):
+    if delta_sql.is_delta(spark, violations.path(lake.home, view)):
         pairs.append((f"{view}_violations", violations.decoded(lake.home, view, close)))
-    if DeltaTable.isDeltaTable(spark, repair_step.repairs_path(lake.home, view)):
+    if delta_sql.is_delta(spark, repair_step.repairs_path(lake.home, view)):
         pairs.append((f"{view}_repairs", read.repairs_decoded(lake.home, view)))
 
     def rows(frame) -> Counter:

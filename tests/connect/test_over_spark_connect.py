@@ -72,7 +72,7 @@ def _answers(run) -> list[str]:
     return out
 
 
-@pytest.mark.minutes(3)
+@pytest.mark.minutes(6)
 def test_example_through_the_command_server_equals_embedded(server_home, cli):
     """The example's commands in processes of their own that connect to the home's server,
     and the same commands on this run's embedded session: the same answers."""
@@ -90,13 +90,15 @@ def test_example_through_the_command_server_equals_embedded(server_home, cli):
 SUITES = [
     ("tests/engine/test_views_match_owlrl.py::test_driver_owl2rl_views_equal_owlrl_and_flag_violations", 2),
     ("tests/engine/test_views_match_owlrl.py::test_spark_path_owl2rl_equals_owlrl_and_flags_violations", 1),
-    ("tests/cli/test_repair_view.py::test_functional_property_reactor_newest_status_wins_and_its_consequences_go", 1),
-    ("tests/cli/test_delta_history.py", 4),
+    ("tests/cli/test_repair_view.py::test_example1_newer_assertion_wins_against_two_older_ones", 1),
+    ("tests/cli/test_repair_view.py::test_example3_car_pedals", 1),
+    ("tests/cli/test_delta_history.py::test_time_travel_by_version_and_close", 1),
+    ("tests/cli/test_delta_history.py::test_a_close_from_the_resident_table_is_one_commit_dropping_expired_panes", 1),
     ("tests/cli/test_owl2rl_view.py", 3),
 ]
 
 
-@pytest.mark.minutes(4)
+@pytest.mark.minutes(8)
 @pytest.mark.parametrize("suite,count", SUITES, ids=[s.split("::")[-1].split("/")[-1] for s, _ in SUITES])
 def test_suite_passes_over_spark_connect(server_home, suite, count):
     _, found = server_home
