@@ -159,7 +159,8 @@ def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
 
 
 def _after_from_history(spark, path: str, recorded: int) -> list[Commit]:
-    quoted = path.replace("`", "``")
-    rows = spark.sql(f"DESCRIBE HISTORY delta.`{quoted}`").where(f"version > {int(recorded)}").collect()
+    from reasonlake.engine.store import delta_sql
+
+    rows = delta_sql.history(spark, path).where(f"version > {int(recorded)}").collect()
     return [Commit(r.version, r.operation, int(r.timestamp.timestamp() * 1000), r.userMetadata,
                    r.operation not in _MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]
