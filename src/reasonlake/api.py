@@ -199,13 +199,15 @@ class Lakehouse:
 
     def sql(self, query: str):
         """A query over the views (each a table named after it) and the rl_* system tables;
-        statements that write, or read paths outside the home, are refused (``sql_guard``)."""
+        statements that write, or read paths outside the home, are refused (``sql_guard``).
+        The names the query mentions are registered as temporary views of the session, at
+        the last published close; ``sql_tables`` lists them."""
         from reasonlake.engine import read
         from reasonlake.engine.sql_guard import check_read_only
 
         check_read_only(query, self.home.root)
         self.home.require_init()
-        self.sql_tables = read.register_sql_views(self.home)
+        self.sql_tables = read.register_sql_views(self.home, query)
         return self.spark.sql(query)
 
     def history(self, name: str) -> list:
@@ -332,9 +334,10 @@ class Lakehouse:
     def sql_rows(self, query: str) -> tuple[list[str], list]:
         """``sql`` run: its column names and rows (timestamps as ISO strings in UTC); a
         mistake in the query is one ``SqlError`` naming the tables there are."""
-        from reasonlake.engine import sql_rows
+        from reasonlake.engine import read, sql_rows
 
-        return sql_rows.collect(lambda: self.sql(query), lambda: self.sql_tables)
+        # a query that names a table there is not: list every name it could have used
+        return sql_rows.collect(lambda: self.sql(query), lambda: read.register_sql_views(self.home))
 
     def violation_rows(self, name: str, *, close: int | None = None) -> tuple[list, int | None]:
         """``violations`` collected: (rows, close)."""

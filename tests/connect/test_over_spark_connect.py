@@ -5,8 +5,9 @@ pyspark package's Connect plugin with Delta. Nothing of the JVM is in the client
   it, and their answers equal those of the same commands on the embedded session.
 - Suites of the default run, run again in a client process whose every session is a
   Spark Connect one (``SPARK_REMOTE``): the views against owlrl at every close on both
-  evaluation paths, a repair scenario, history, export and time travel, ``sql``. They
-  assert the same results as on a classic session, so passing here means the same answers.
+  evaluation paths, a repair scenario, history, export and time travel, ``sql``, the
+  streaming runner. They assert the same results as on a classic session, so passing here
+  means the same answers.
 
 A client process cannot also hold a classic session (pyspark switches its functions to
 their Connect forms for the whole process), hence the subprocesses.
@@ -95,6 +96,8 @@ SUITES = [
     ("tests/cli/test_delta_history.py::test_time_travel_by_version_and_close", 1),
     ("tests/cli/test_delta_history.py::test_a_close_from_the_resident_table_is_one_commit_dropping_expired_panes", 1),
     ("tests/cli/test_owl2rl_view.py", 3),
+    # the streaming runner: its micro-batches run on the server, the report read back
+    ("tests/engine/test_runner.py::test_lateness_holds_a_close_back", 1),
 ]
 
 

@@ -177,7 +177,7 @@ def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide:
         if commit is not None:
             table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, None, upto_seq))
         return _events(stream_events(home, stream, upto_seq, lo, hi), limit)
-    if commit is not None and table_cache.latest_commit(home.spark, path) == commit:
+    if commit is not None:  # kept under the commit asked before the read (table_cache.read says why)
         table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, rows, upto_seq))
     return rows.filter(in_pane)
 

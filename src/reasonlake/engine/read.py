@@ -1,6 +1,8 @@
 """Reading views: content at a close or version, decoded to N-Triples strings."""
 from __future__ import annotations
 
+import re
+
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -126,15 +128,25 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
 # The session remembers which temporary tables the last registration made, so a table of
 # another home (or of a view since removed) never answers a query by its old name.
 _REGISTERED = "reasonlake.sql.tables"
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def register_sql_views(home: Home) -> list[str]:
+def register_sql_views(home: Home, query: str | None = None) -> list[str]:
     """Each view as a temporary table named after it, its violations and repairs as
-    <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted."""
+    <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted.
+    With ``query``, only the names it mentions: in a fresh process each table a name
+    resolves costs a Delta log read, and a query over one view needs none of the others."""
     from reasonlake.engine.store import catalog
+
+    words = None if query is None else {w.lower() for w in _WORD.findall(query)}
+
+    def wanted(*names: str) -> bool:
+        return words is None or any(n.lower() in words for n in names)
 
     registered: list[str] = []
     for name in home.view_names():
+        if not wanted(name, f"{name}_violations", f"{name}_repairs"):
+            continue
         history = state.readable(home, name)
         if not history:
             continue
@@ -143,6 +155,8 @@ def register_sql_views(home: Home) -> list[str]:
             home.spark.sql(sql).createOrReplaceTempView(table)
             registered.append(table)
     for table in catalog.SYSTEM_TABLES:
+        if not wanted(f"rl_{table}"):
+            continue
         home.table(table).createOrReplaceTempView(f"rl_{table}")
         registered.append(f"rl_{table}")
     before = home.spark.conf.get(_REGISTERED, "")

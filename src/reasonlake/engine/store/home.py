@@ -118,21 +118,25 @@ class Home:
                 "again to finish it")
 
     def _view_row(self, name: str):
-        rows = table_cache.read(
-            self.spark, self.path("views"), ("view", name),
-            lambda: self.table("views").where(F.col("name") == name).select("definition", "fingerprint").collect())
-        if not rows:
-            known = sorted(r.name for r in self.table("views").select("name").collect())
+        row = self._registry().get(name)
+        if row is None:
+            known = sorted(self._registry())
             hint = f"known views: {', '.join(known)}" if known else "no view exists yet"
             raise UnknownViewError(
                 f"unknown view '{name}' ({hint}); create it with `reasonlake view create FILE.yaml`"
             )
-        return rows[0]
+        return row
+
+    def _registry(self) -> dict:
+        """Every view's row (name, definition, fingerprint) by name, from one read of the
+        registry however many questions a command asks of it (a few rows: one per view)."""
+        return table_cache.read(
+            self.spark, self.path("views"), ("registry",),
+            lambda: {r.name: r for r in self.table("views").select("name", "definition", "fingerprint").collect()})
 
     def view_names(self) -> list[str]:
-        return sorted(r.name for r in self.table("views").select("name").collect())
+        return sorted(self._registry())
 
     def streams_read(self) -> list[str]:
         """The streams the views read, from one read of the registry."""
-        rows = self.table("views").select("definition").collect()
-        return sorted({ViewDecl.from_json(r.definition).stream for r in rows})
+        return sorted({ViewDecl.from_json(r.definition).stream for r in self._registry().values()})

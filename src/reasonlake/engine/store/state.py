@@ -81,7 +81,7 @@ def append(home: Home, view: str, record: Published) -> None:
     this process already (``table_cache``)."""
     path = home.path("view_state")
     before = table_cache.latest_commit(home.spark, path)
-    records = table_cache.read(home.spark, path, ("records", view), lambda: _records(home, view))
+    records = table_cache.read(home.spark, path, ("records", view), lambda: _records(home, view), commit=before)
     if any(r.seq == record.seq for r in records):
         return
     arrow_commit.append_rows(home.spark, path, [(view, *astuple(record))], RECORD_SCHEMA)

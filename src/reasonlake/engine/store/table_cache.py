@@ -60,17 +60,23 @@ def _key(spark, path: str, name: tuple) -> tuple:
     return (path, name)
 
 
-def read(spark, path: str, name: tuple, compute: Callable[[], T]) -> T:
+def read(spark, path: str, name: tuple, compute: Callable[[], T], *, commit: Commit | None = None) -> T:
     """``compute()``, or its answer from an earlier call while the table is unchanged.
-    ``name`` tells apart the different questions asked of one table."""
-    commit = latest_commit(spark, path)
+    ``name`` tells apart the different questions asked of one table; ``commit``: its latest
+    commit when the caller has just asked for it.
+
+    The answer is kept under the commit asked for before computing it. A commit by another
+    writer in between may make the answer newer than that commit, never older, and is never
+    served: the table is past that commit for good. So no second question after computing
+    (over Spark Connect each question is a call to the server)."""
+    commit = commit or latest_commit(spark, path)
     key = _key(spark, path, name)
     if commit is not None:
         kept = _answers(spark).get(key)
         if kept is not None and kept[0] == commit:
             return kept[1]
     value = compute()
-    if commit is not None and latest_commit(spark, path) == commit:  # nobody wrote meanwhile
+    if commit is not None:
         remember(spark, path, name, commit, value)
     return value
 
@@ -96,12 +102,14 @@ def forget(spark, path: str, name: tuple) -> None:
     _answers(spark).pop(_key(spark, path, name), None)
 
 
-def after_own_commit(spark, path: str, name: tuple, before: Commit | None, update: Callable[[T], T]) -> None:
+def after_own_commit(spark, path: str, name: tuple, before: Commit | None, update: Callable[[T], T], *,
+                     after: Commit | None = None) -> None:
     """The table got one commit of ours since ``before``: carry an answer read at ``before``
     over to the new commit, updated by ``update``, when no other commit came in between
-    (else forget it: the next read asks the table)."""
+    (else forget it: the next read asks the table). ``after``: the table's latest commit,
+    when the caller carries several answers over the same commit."""
     kept_answer = _answers(spark).get(_key(spark, path, name))
-    after = latest_commit(spark, path)
+    after = after or latest_commit(spark, path)
     if kept_answer is None or before is None or after is None or kept_answer[0] != before or after[0] != before[0] + 1:
         forget(spark, path, name)
         return
