@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.store import migrations, process_cache, table_cache
