@@ -197,17 +197,18 @@ class Lakehouse:
         self.home.require_init()
         return read.ntriples(self.home, name, close, version)
 
-    def sql(self, query: str):
+    def sql(self, query: str, *, only_named: bool = False):
         """A query over the views (each a table named after it) and the rl_* system tables;
         statements that write, or read paths outside the home, are refused (``sql_guard``).
-        The names the query mentions are registered as temporary views of the session, at
-        the last published close; ``sql_tables`` lists them."""
+        Every name is registered as a temporary view of the session, at the last published
+        close (``sql_tables`` lists them); with ``only_named``, only the names the query
+        mentions (a one-shot command: each name costs a Delta log read)."""
         from reasonlake.engine import read
         from reasonlake.engine.sql_guard import check_read_only
 
         check_read_only(query, self.home.root)
         self.home.require_init()
-        self.sql_tables = read.register_sql_views(self.home, query)
+        self.sql_tables = read.register_sql_views(self.home, query if only_named else None)
         return self.spark.sql(query)
 
     def history(self, name: str) -> list:
@@ -337,7 +338,7 @@ class Lakehouse:
         from reasonlake.engine import read, sql_rows
 
         # a query that names a table there is not: list every name it could have used
-        return sql_rows.collect(lambda: self.sql(query), lambda: read.register_sql_views(self.home))
+        return sql_rows.collect(lambda: self.sql(query, only_named=True), lambda: read.register_sql_views(self.home))
 
     def violation_rows(self, name: str, *, close: int | None = None) -> tuple[list, int | None]:
         """``violations`` collected: (rows, close)."""
