@@ -1,8 +1,6 @@
 """Reading views: content at a close or version, decoded to N-Triples strings."""
 from __future__ import annotations
 
-import re
-
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -128,7 +126,6 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
 # The session remembers which temporary tables the last registration made, so a table of
 # another home (or of a view since removed) never answers a query by its old name.
 _REGISTERED = "reasonlake.sql.tables"
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def register_sql_views(home: Home, query: str | None = None) -> list[str]:
@@ -138,7 +135,7 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
     resolves costs a Delta log read, and a query over one view needs none of the others."""
     from reasonlake.engine.store import catalog
 
-    words = None if query is None else {w.lower() for w in _WORD.findall(query)}
+    words = None if query is None else {w.lower() for w in catalog.IDENTIFIER.findall(query)}
 
     def wanted(*names: str) -> bool:
         return words is None or any(n.lower() in words for n in names)

@@ -26,7 +26,7 @@ from reasonlake.plan.windows import NEVER
 
 SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views", "expectations")
 METASTORE = "_metastore"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def metastore_conf(root: str) -> dict[str, str]:
@@ -50,7 +50,7 @@ def local_metastore(root: str) -> bool:
 def configure(home: Home, catalog: str, schema: str) -> list[str]:
     """Keep ``catalog.schema`` in the home and register every name there; the names."""
     for part, flag in ((catalog, "--catalog"), (schema, "--schema")):
-        if not _NAME.fullmatch(part):
+        if not IDENTIFIER.fullmatch(part):
             raise UsageError(f"{flag} {part!r}: use letters, digits and '_' (not starting with a digit)")
     spark = home.spark
     if catalog == "spark_catalog" and spark.conf.get("spark.sql.catalogImplementation", "in-memory") != "hive":
