@@ -460,7 +460,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     lake = Lakehouse(str(work / "lake"))
-    lake.init()
+    lake.init(allow_ontologies=[str(data)])  # Brick's own file, read where the data set keeps it
     log(f"spark session and home ready, {time.perf_counter() - t0:.1f}s")
     t0 = time.perf_counter()
     reports = lake.create_views(views)

@@ -106,13 +106,19 @@ class Lakehouse:
 
         return server.running(self._root)
 
-    def init(self, *, catalog: str | None = None, schema: str = "reasonlake") -> list[str]:
+    def init(self, *, catalog: str | None = None, schema: str = "reasonlake",
+             allow_ontologies=None) -> list[str]:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home
         and register the views (decoded, at their last published close) and the system
-        tables there, kept current by every later close."""
+        tables there, kept current by every later close. ``allow_ontologies``: the folders
+        (besides each view file's own) view files may take ontology files from; replaces
+        the home's list."""
         from reasonlake.engine.store import catalog as names
+        from reasonlake.engine.store import settings
 
         applied = self.home.init()
+        if allow_ontologies is not None:
+            settings.allow_ontologies(self.home, allow_ontologies)
         if catalog is not None:
             names.configure(self.home, catalog, schema)
         else:  # a home registered before: every name re-pointed at its view's last close
@@ -123,8 +129,11 @@ class Lakehouse:
         """``views.CreateReport`` per file: created, unchanged, or changed and rebuilt."""
         from reasonlake.engine.views import check_views, create_view
 
-        decls = [load_view(f) for f in files]
+        from reasonlake.engine.store import settings
+
         self.home.require_init()
+        allowed = settings.ontology_dirs(self.home)
+        decls = [load_view(f, allowed_dirs=allowed) for f in files]
         checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
         return [create_view(self.home, c, now=now_ms()) for c in checked]
 

@@ -120,6 +120,7 @@ def _materialize(cli, tmp_path: Path, brick: Path, models: list[ref.Model]):
         f"name: {VIEW}\nstream: {STREAM}\nontology: [{brick}, {schema.name}]\nprofile: owl2rl\n"
         "unique_names: false\nwindow: {width: 1h, slide: 1h, start: 0}\n"
     ))
+    cli("init", "--allow-ontologies", str(brick.parent))  # Brick's file stays where the data set keeps it
     cli("view", "create", str(view))
     out = cli("ingest", STREAM, str(stream), "--ts", "1970-01-01T00:30:00Z")
     assert f"{items} items, 0 quarantined" in out, out[:2000]

@@ -45,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="register the views and system tables in this catalog (spark_catalog: a Hive "
                            "metastore kept in the home; on Databricks, a Unity Catalog catalog)")
     init.add_argument("--schema", default="reasonlake", help="the schema in --catalog (default reasonlake)")
+    init.add_argument("--allow-ontologies", metavar="DIR", action="append",
+                      help="a folder view files may take ontology files from, besides each view file's own "
+                           "(repeat for more; replaces the home's list)")
 
     view = sub.add_parser("view", help="declare views").add_subparsers(dest="view_command", required=True)
     view.add_parser = functools.partial(view.add_parser, parents=[verb_home])  # type: ignore[method-assign]

@@ -29,8 +29,11 @@ def _lakehouse(args, **options) -> Lakehouse:
 
 def init(args) -> int:
     lake = _lakehouse(args, metastore=args.catalog == "spark_catalog")
-    applied = lake.init(catalog=args.catalog, schema=args.schema)
+    applied = lake.init(catalog=args.catalog, schema=args.schema, allow_ontologies=args.allow_ontologies)
     print(f"applied migrations: {', '.join(applied)}" if applied else "up to date")
+    if args.allow_ontologies:
+        print("view files may also take ontology files from: "
+              + ", ".join(str(Path(d).resolve()) for d in sorted(set(args.allow_ontologies))))
     if args.catalog:
         print(f"views and system tables are registered in {args.catalog}.{args.schema}")
     return 0

@@ -201,7 +201,10 @@ def _fail(path: Path, field_name: str, message: str) -> ViewDeclarationError:
     return ViewDeclarationError(f"{path}: field '{field_name}': {message}")
 
 
-def load_view(path: str | Path) -> ViewDecl:
+def load_view(path: str | Path, allowed_dirs: tuple[str, ...] | None = None) -> ViewDecl:
+    """The view file's declaration. ``allowed_dirs``: where its ontology files may be besides
+    the view file's folder (the home's setting); None checks no place (a file read for a
+    look, such as `rules FILE`: nothing of it goes into a home)."""
     path = Path(path)
     try:
         raw = yaml.load(_text(path, "view file"), Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
@@ -233,10 +236,10 @@ def load_view(path: str | Path) -> ViewDecl:
         stream=_identifier(path, raw, "stream"),
         profile=_profile(path, raw),
         window=_window(path, raw),
-        ontology=_ontology(path, raw),
+        ontology=_ontology(path, raw, allowed=allowed_dirs),
         description=_description(path, raw),
         unique_names=_flag(path, raw, "unique_names", True),
-        background=_ontology(path, raw, "background"),
+        background=_ontology(path, raw, "background", allowed=allowed_dirs),
         repair=_repair(path, raw),
         repair_depth=_repair_depth(path, raw),
         retain=_retain(path, raw),
@@ -353,7 +356,8 @@ def _window(path: Path, raw: dict) -> Window:
     return Window(width=parsed["width"], slide=parsed["slide"], start=start)
 
 
-def _ontology(path: Path, raw: dict, key: str = "ontology") -> tuple[OntologySource, ...]:
+def _ontology(path: Path, raw: dict, key: str = "ontology", *,
+              allowed: tuple[str, ...] | None = None) -> tuple[OntologySource, ...]:
     value = raw.get(key, [])
     if isinstance(value, str):
         value = [value]
@@ -369,11 +373,24 @@ def _ontology(path: Path, raw: dict, key: str = "ontology") -> tuple[OntologySou
             )
         if not file.is_file():
             raise _fail(path, key, f"{item}: no such file (looked at {file})")
+        if allowed is not None:
+            _check_place(path, key, item, file, allowed)
         text = _text(file, "ontology")
         if fmt == "json-ld":
             _refuse_remote_contexts(path, key, item, text)
         sources.append(OntologySource(path=item, text=text, format=fmt))
     return tuple(sources)
+
+
+def _check_place(path: Path, key: str, item: str, file: Path, allowed: tuple[str, ...]) -> None:
+    """An ontology file (symbolic links followed) is under the view file's folder or a folder
+    the home allows: a view file handed to a shared home cannot make it read any file."""
+    places = [path.resolve().parent, *(Path(d).resolve() for d in allowed)]
+    if any(file.is_relative_to(place) for place in places):
+        return
+    raise _fail(path, key, f"{item}: {file} is outside the view file's folder ({places[0]}); move it "
+                "there, or allow its folder for this home: `reasonlake init --allow-ontologies "
+                f"{file.parent}`")
 
 
 def _refuse_remote_contexts(path: Path, key: str, item: str, text: str) -> None:

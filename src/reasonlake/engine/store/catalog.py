@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
-from reasonlake.engine.store import table_cache
+from reasonlake.engine.store import settings
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UsageError
 from reasonlake.plan.windows import NEVER
@@ -57,26 +57,14 @@ def configure(home: Home, catalog: str, schema: str) -> list[str]:
         raise UsageError("--catalog spark_catalog needs a session with a Hive metastore: the embedded session "
                          "keeps one in the home when `init --catalog spark_catalog` starts it; on a cluster, "
                          "name the cluster's catalog")
-    spark.sql(f"CREATE TABLE IF NOT EXISTS delta.`{home.path('settings')}` (key STRING, value STRING) USING DELTA")
-    spark.createDataFrame([("catalog", catalog), ("schema", schema)], "key STRING, value STRING").createOrReplaceTempView(
-        "_reasonlake_settings")
-    spark.sql(f"MERGE INTO delta.`{home.path('settings')}` t USING _reasonlake_settings u ON t.key = u.key "
-              "WHEN MATCHED THEN UPDATE SET value = u.value WHEN NOT MATCHED THEN INSERT *")
-    spark.catalog.dropTempView("_reasonlake_settings")
+    settings.put(home, {"catalog": catalog, "schema": schema})
     return refresh_all(home)
 
 
 def target(home: Home) -> str | None:
     """``catalog.schema`` the home registers its names in, None when it has none."""
-    path = home.path("settings")
-    if table_cache.latest_commit(home.spark, path) is None:
-        return None
-
-    def read():
-        rows = dict(home.table("settings").collect())
-        return f"`{rows['catalog']}`.`{rows['schema']}`" if "catalog" in rows and "schema" in rows else None
-
-    return table_cache.read(home.spark, path, ("catalog",), read)
+    kept = settings.read(home)
+    return f"`{kept['catalog']}`.`{kept['schema']}`" if "catalog" in kept and "schema" in kept else None
 
 
 def refresh_all(home: Home) -> list[str]:
