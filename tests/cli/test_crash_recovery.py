@@ -351,3 +351,61 @@ def test_rebuild_crashed_after_publishing_then_slide_or_rerun(cli, tmp_path):
         for close in range(until - 2000, until + 1, 1000):
             assert _content(cli, "crashy", close) == _content(cli, "steady", close), f"close {close}"
         _same_rows(read.facts(home, "crashy", close=until), read.facts(home, "steady", close=until))
+
+
+def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
+    """`reasonlake repair` crashed after it published the repaired window, again after its
+    repair log, again after its tombstones (its close not recorded yet), then run to the end:
+    the same table, tombstones, repair log and history as a repair that ran once."""
+    from reasonlake.declare.view import load_view
+    from reasonlake.engine import read
+    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.rebuild import rebuild
+    from reasonlake.engine.store import state
+    from reasonlake.engine.views import _save
+    from tests.conftest import write
+
+    prefixes = ("@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+                "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n")
+    write(tmp_path / "o.ttl", prefixes + ":A rdfs:subClassOf :Top .\n")
+    for name in ("crashy", "steady"):
+        write(tmp_path / f"{name}.yaml", f"name: {name}\nstream: s\nontology: [o.ttl]\nprofile: owl2rl\n"
+              "repair: newest-wins\nwindow: {width: 3s, slide: 1s, start: -1000}\n")
+        cli("view", "create", str(tmp_path / f"{name}.yaml"))
+    events = [(ex("a"), TYPE, ex("A"), 1000), (ex("a"), TYPE, ex("B"), 2000), (ex("b"), TYPE, ex("A"), 2000)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    home = _home(cli)
+    # A window its repairs have not seen (what the job is for): a disjointness the view
+    # learns, saved and rebuilt without the repair `view create --rebuild` would run.
+    write(tmp_path / "o.ttl", prefixes + ":A rdfs:subClassOf :Top . :Top owl:disjointWith :B .\n")
+    for name in ("crashy", "steady"):
+        cli("slide", name, "--until", "2000")
+        _save(home, load_view(tmp_path / f"{name}.yaml"))
+        rebuild(home, name, None, now=2000)
+    assert "removed 1 item(s)" in cli("repair", "steady")
+
+    def tombstones(view):
+        return home.spark.read.format("delta").load(repair.removed_path(home, view))
+
+    def log(view):  # the version a repair published differs between the two views
+        return home.spark.read.format("delta").load(repair.repairs_path(home, view)).drop("version")
+
+    for point in ("repair job: published", "repair job: logged", "repair job: tombstones"):
+        code, _, err = _subprocess_cli(cli.home, "repair", "crashy", env_extra={faults.CRASH_AFTER_ENV: point})
+        assert code == faults.CRASH_CODE, f"the crash hook at {point!r} did not fire: {err[-2000:]}"
+        assert state.lineage(home, "crashy")[-1].mode == "rebuild", f"crashed at {point}: a close was recorded"
+    code, out, err = _subprocess_cli(cli.home, "repair", "crashy")
+    assert code == 0 and "removed 1 item(s)" in out, err
+
+    def closes(view):
+        return [(r.close, r.mode, r.repairs) for r in state.lineage(home, view)]
+
+    assert closes("crashy") == closes("steady") and closes("crashy")[-1][1:] == ("repair", 1)
+    assert _content(cli, "crashy", 2000) == _content(cli, "steady", 2000)
+    assert f"{ex('a')} {TYPE} {ex('A')} ." not in _content(cli, "crashy", 2000)
+    _same_rows(read.facts(home, "crashy", close=2000), read.facts(home, "steady", close=2000))
+    assert tombstones("crashy").count() == 1  # written once, not once per attempt
+    _same_rows(tombstones("crashy"), tombstones("steady"))
+    assert log("crashy").count() == 1
+    _same_rows(log("crashy"), log("steady"))
+    assert "nothing to repair" in cli("repair", "crashy")

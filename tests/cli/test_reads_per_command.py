@@ -17,25 +17,51 @@ STREAM = str(REPO / "examples" / "streams" / "social.jsonl")
 _DELTA_PATH = re.compile(r"delta\.`([^`]*)`")
 
 
+class Reads(Counter):
+    """Per table (the last part of its path): how many loads, SQL statements and reads in
+    the driver (``small_tables``) named it; ``by_spark``: the first two alone."""
+
+    def __init__(self):
+        super().__init__()
+        self.by_spark: Counter = Counter()
+
+    def clear(self):
+        super().clear()
+        self.by_spark.clear()
+
+
 @pytest.fixture
 def reads(monkeypatch):
-    """Per table (the last part of its path): how many loads and SQL statements named it."""
-    seen: Counter = Counter()
-    load, sql = DataFrameReader.load, SparkSession.sql
+    from reasonlake.engine.store import small_tables
+
+    seen = Reads()
+    load, sql, rows = DataFrameReader.load, SparkSession.sql, small_tables.rows
+
+    def table(path: str) -> str:
+        return path.rstrip("/").rsplit("/", 1)[-1]
 
     def counted_load(self, path=None, *args, **kwargs):
         if isinstance(path, str):
-            seen[path.rstrip("/").rsplit("/", 1)[-1]] += 1
+            seen[table(path)] += 1
+            seen.by_spark[table(path)] += 1
         return load(self, path, *args, **kwargs)
 
     def counted_sql(self, query, *args, **kwargs):
         # a statement reads a table once however often it names it (one snapshot per query)
-        for table in {p.rstrip("/").rsplit("/", 1)[-1] for p in _DELTA_PATH.findall(query)}:
-            seen[table] += 1
+        for name in {table(p) for p in _DELTA_PATH.findall(query)}:
+            seen[name] += 1
+            seen.by_spark[name] += 1
         return sql(self, query, *args, **kwargs)
+
+    def counted_rows(spark, path, *args, **kwargs):
+        found = rows(spark, path, *args, **kwargs)
+        if found is not None:  # else the caller reads it through Spark, counted there
+            seen[table(path)] += 1
+        return found
 
     monkeypatch.setattr(DataFrameReader, "load", counted_load)
     monkeypatch.setattr(SparkSession, "sql", counted_sql)
+    monkeypatch.setattr(small_tables, "rows", counted_rows)
     return seen
 
 
@@ -60,6 +86,9 @@ def test_reading_commands_read_each_table_at_most_once(cli, spark, reads):
         assert reads["_migrations"] == 1, (name, reads)  # the one check that the home is current
         again = {table: n for table, n in reads.items() if n > 1}
         assert not again, f"{name} read {again} more than once: {dict(reads)}"
+        # a local home's small system tables are read from their files, with no Spark job
+        spark_read = {"_migrations", "views", "view_state", "settings"} & set(reads.by_spark)
+        assert not spark_read, f"{name} read {spark_read} through Spark: {dict(reads.by_spark)}"
     # a query over one view resolves none of the tables it does not name
     process_cache.of(spark).clear()
     reads.clear()

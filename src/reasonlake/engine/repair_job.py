@@ -3,6 +3,7 @@ or a restore), then materialized again in one commit."""
 from __future__ import annotations
 
 from reasonlake.engine import expectations as expect
+from reasonlake.engine import faults
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.compiled import compile_view
 from reasonlake.engine.progress import Progress, Steps
@@ -36,7 +37,7 @@ def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state
     steps = Steps(progress, 1 + MATERIALIZE_STEPS + 3).start()
     last = history[-1]
     close, upto_seq = last.close, last.events_seq
-    before = rep.tombstones(home, view)
+    before = rep.tombstones_before(home, view, seq)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
     decision = rep.decide_close(home.spark, compiled.repair, None, items, compiled.tables.background)
     if not decision.removals:
@@ -48,10 +49,13 @@ def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state
     # state: a re-run after a crash anywhere finds the same conflicts or none left.
     record, checked = materialize(home, compiled, close, upto_seq, seq, lost=tomb, mode="repair",
                                    repairs=len(decision.removals), steps=steps)
+    faults.reached("repair job: published")
     rep.log_repairs(home, view, decision, close, seq, record.version, "repair")
     steps.advance("repair log")
+    faults.reached("repair job: logged")
     rep.write_tombstones(home, view, tomb, seq)
     steps.advance("tombstones")
+    faults.reached("repair job: tombstones")
     state.append(home, view, record)
     steps.advance("record close")
     expect.act(decl, checked)

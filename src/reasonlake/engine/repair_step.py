@@ -86,6 +86,20 @@ def tombstones(home: Home, view: str, before: int | None = None) -> DataFrame:
     return table.select(*KEY, "ts")
 
 
+def tombstones_before(home: Home, view: str, seq: int) -> DataFrame:
+    """The removed items as a run of sequence number ``seq`` first finds them. A run killed
+    after writing its tombstones (and before recording its close) finds them on the re-run
+    under the same ``seq``: it reads the table as it was before that commit, so it decides
+    again from the same state, finds the same conflicts and records its close."""
+    path = removed_path(home, view)
+    marked = (delta_sql.history(home.spark, path, limit=commit_marks.LOOKBACK)
+              .where(F.col("userMetadata") == commit_marks.mark(seq)).select("version").collect())
+    if not marked:
+        return tombstones(home, view)
+    earlier = home.spark.read.format("delta").option("versionAsOf", marked[0].version - 1).load(path)
+    return earlier.select(*KEY, "ts")
+
+
 def window_items(home: Home, stream: str, window: Window, close: int, upto_seq: int,
                  removed: DataFrame, after: int | None = None) -> DataFrame:
     """The window's explicit items (s, p, o, ts, ingest_seq as ids), tombstoned ones left out;

@@ -57,6 +57,14 @@ class Home:
     def table(self, name: str) -> DataFrame:
         return self.spark.read.format("delta").load(self.path(name))
 
+    def small_rows(self, name: str, columns: list[str]) -> list:
+        """A small system table's rows (``columns`` of them): read here from its files where
+        the home is a local folder (``small_tables``: no Spark job), else through Spark."""
+        from reasonlake.engine.store import small_tables
+
+        found = small_tables.rows(self.spark, self.path(name), columns)
+        return found if found is not None else self.table(name).select(*columns).collect()
+
     def sql_name(self, table: str) -> str:
         return f"delta.`{self.path(table)}`"
 
@@ -96,7 +104,9 @@ class Home:
         from pyspark.errors import AnalysisException
 
         try:
-            return {r.version for r in self.table("_migrations").select("version").collect()}
+            return {r.version for r in self.small_rows("_migrations", ["version"])}
+        except FileNotFoundError:
+            return None
         except AnalysisException as exc:
             if "PATH_NOT_FOUND" in str(exc) or "DELTA_MISSING_DELTA_TABLE" in str(exc) or \
                     "is not a Delta table" in str(exc):
@@ -131,7 +141,7 @@ class Home:
         registry however many questions a command asks of it (a few rows: one per view)."""
         return table_cache.read(
             self.spark, self.path("views"), ("registry",),
-            lambda: {r.name: r for r in self.table("views").select("name", "definition", "fingerprint").collect()})
+            lambda: {r.name: r for r in self.small_rows("views", ["name", "definition", "fingerprint"])})
 
     def view_names(self) -> list[str]:
         return sorted(self._registry())

@@ -25,6 +25,8 @@ class ProcessCache:
     resident: dict = field(default_factory=dict)
     # (table path, question) -> (commit, answer)  (``table_cache``)
     answers: dict = field(default_factory=dict)
+    # (table path, question) read once without asking for the commit  (``table_cache``)
+    read_once: set = field(default_factory=set)
     # table path -> the thread building its file list  (``file_list``)
     file_lists: dict[str, threading.Thread] = field(default_factory=dict)
 
@@ -36,6 +38,7 @@ class ProcessCache:
         self.compiled.clear()
         self.resident.clear()
         self.answers.clear()
+        self.read_once.clear()
         self.file_lists.clear()
 
 

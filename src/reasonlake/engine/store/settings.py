@@ -14,7 +14,7 @@ def read(home: Home) -> dict[str, str]:
     path = home.path(TABLE)
     if table_cache.latest_commit(home.spark, path) is None:
         return {}
-    return table_cache.read(home.spark, path, ("settings",), lambda: dict(home.table(TABLE).collect()))
+    return table_cache.read(home.spark, path, ("settings",), lambda: dict(home.small_rows(TABLE, ["key", "value"])))
 
 
 def put(home: Home, values: dict[str, str]) -> None:

@@ -6,11 +6,11 @@ published at or after it, so the effective lineage is computed from the rows in 
 """
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import astuple, dataclass, fields
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, catalog, table_cache
+from reasonlake.engine.store import arrow_commit, catalog, small_tables, table_cache
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import RECORD_SCHEMA
 
@@ -34,6 +34,10 @@ class Published:
     violations_version: int | None = None  # the violations table's version holding this close's
     expectation_failures: int | None = None  # failed expectations after this close (None: none ran)
     withheld: bool | None = False  # on_failure: fail and one failed: readers keep an earlier close
+
+
+# the record's fields, as view_state's columns name them
+_COLUMNS = [f.name for f in fields(Published)]
 
 
 def lineage(home: Home, view: str) -> list[Published]:
@@ -62,11 +66,14 @@ def _records(home: Home, view: str) -> list[Published]:
     """The view's records by seq; of two with one seq (two writers raced past ``append``'s
     check) the first written counts, as if the second had never been."""
     # sorted here: a few rows per close, and a Spark sort would add a shuffle stage
-    rows = home.table("view_state").where(F.col("view") == view).drop("view").collect()
+    columns = ["view", *_COLUMNS, "at"]
+    found = small_tables.rows(home.spark, home.path("view_state"), columns)  # no Spark job, where it can
+    rows = ([r for r in found if r.view == view] if found is not None
+            else home.table("view_state").where(F.col("view") == view).select(*columns).collect())
     first: dict = {}
     for row in sorted(rows, key=lambda r: (r.seq, r.at)):
         first.setdefault(row.seq, row)
-    return [Published(**{k: v for k, v in row.asDict().items() if k != "at"}) for row in first.values()]
+    return [Published(**{k: getattr(row, k) for k in _COLUMNS}) for row in first.values()]
 
 
 

@@ -1,0 +1,122 @@
+"""The home's small system tables (``_migrations``, ``views``, ``view_state``, ``settings``)
+read in this process from their files, without Spark, where the home is a local folder.
+
+A command's first Delta read through Spark in a fresh JVM costs seconds (16 s measured for
+a three-row table: the log, the scan's planning, the first job), and over Spark Connect each
+read is a call to the server; yet these tables hold a few rows in a file or two. Delta keeps
+beside each commit a checksum (``<version>.crc``) that, for a table of few files, lists
+every file of that version (``allFiles``), so the rows of the latest version are a directory
+listing, one JSON file and a few Parquet files away.
+
+Anything this reader does not know to be plain is left to Spark (``None``): no checksum or
+no file list beside the latest commit (a writer that does not write them, a commit still
+being written), partition columns, deletion vectors, column mapping, files elsewhere, types
+other than flat ones, a path that is not a local folder, a Spark Connect server that may not
+see this machine's files. Rows come back as Spark's ``collect`` gives them (``Row``s,
+timestamps as naive local times), columns a file lacks (added by a migration after it was
+written) as nulls.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from pyspark.sql import Row
+
+from reasonlake.engine.store.arrow_commit import local_path
+
+_COMMIT = re.compile(r"^(\d{20})\.json$")
+_FLAT = {"string", "long", "integer", "short", "byte", "double", "float", "boolean", "timestamp", "date"}
+
+
+def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None:
+    """The table's rows at its latest commit (``columns`` of them, in that order), or None
+    where Spark must read it. Raises FileNotFoundError when there is no table at ``path``."""
+    folder = local_path(path)
+    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+        return None
+    log = folder / "_delta_log"
+    latest = _latest_version(log)
+    if latest is None:
+        if folder.exists() and any(folder.iterdir()):
+            return None  # something there that is not (yet) a table we can name: Spark says what
+        raise FileNotFoundError(path)
+    try:
+        state = json.loads((log / f"{latest:020d}.crc").read_text())
+        files, meta = state["allFiles"], state["metadata"]
+        fields = json.loads(meta["schemaString"])["fields"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if meta.get("partitionColumns") or any(k.startswith("delta.columnMapping") for k in meta.get("configuration") or {}):
+        return None
+    if any(f.get("deletionVector") or urlparse(f["path"]).scheme for f in files) or len(files) != state.get("numFiles"):
+        return None
+    types = {f["name"]: f["type"] for f in fields}
+    if any(not isinstance(t, str) or t not in _FLAT for t in types.values()):
+        return None
+    wanted = columns or [f["name"] for f in fields]
+    return [Row(**dict(zip(wanted, values))) for values in _read(folder, files, wanted, types)]
+
+
+def _read(folder: Path, files: list[dict], columns: list[str], types: dict[str, str]):
+    import pyarrow.parquet as pq
+
+    for entry in files:
+        table = pq.read_table(folder / unquote(entry["path"]))
+        present = set(table.column_names)
+        data = {c: table.column(c).to_pylist() if c in present else [None] * table.num_rows for c in columns}
+        for i in range(table.num_rows):
+            yield tuple(_as_spark(data[c][i], types[c]) for c in columns)
+
+
+def _as_spark(value, kind: str):
+    """A value as Spark's ``collect`` gives it: a timestamp as a naive local time."""
+    if hasattr(value, "to_pydatetime"):  # Spark's INT96 timestamps come back in nanoseconds
+        value = value.to_pydatetime()
+    if kind == "timestamp" and isinstance(value, datetime):
+        aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return aware.astimezone().replace(tzinfo=None)
+    return value
+
+
+def _sees_our_files(spark) -> bool:
+    """A classic session shares this machine's files; a Spark Connect session only when its
+    server is on this machine (the loopback address): a remote server's "local" path may
+    name another machine's folder."""
+    from reasonlake.engine.store import delta_sql
+
+    if not delta_sql.is_connect(spark):
+        return True
+    try:
+        host = spark.client.host
+    except AttributeError:
+        return False
+    return host in ("localhost", "127.0.0.1", "::1")
+
+
+def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
+    """The table's latest commit as (version, the modification time of its log file in ms:
+    Delta's own commit timestamp on a local file system) from a listing of its log; None
+    where there is no table; False where this process cannot look (not a local folder)."""
+    folder = local_path(path)
+    if folder is None or not _sees_our_files(spark):
+        return False
+    latest = _latest_version(folder / "_delta_log")
+    if latest is None:
+        return None
+    try:
+        return latest, (folder / "_delta_log" / f"{latest:020d}.json").stat().st_mtime_ns // 1_000_000
+    except FileNotFoundError:  # cleaned up under us: let Delta say
+        return False
+
+
+def _latest_version(log: Path) -> int | None:
+    """The highest commit file's version in a ``_delta_log`` folder (None: none there)."""
+    try:
+        return max((int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m), default=None)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
