@@ -65,3 +65,21 @@ def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path):
     for crc in (tmp_path / "unlisted" / "_delta_log").glob("*.crc"):
         crc.unlink()
     assert small_tables.rows(spark, unlisted, ["a"]) is None
+
+
+def test_history_from_the_log_equals_describe_history(spark, tmp_path):
+    path = str(tmp_path / "h")
+    spark.sql(f"CREATE TABLE delta.`{path}` (a STRING) USING DELTA")
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES ('x')")
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE a = 'x'")
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "true")
+    read = small_tables.history(spark, path)
+    described = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
+    assert [(r.version, r.operation, dict(r.operationParameters)) for r in read] == \
+        [(r.version, r.operation, dict(r.operationParameters)) for r in described]
+    assert "VACUUM START" in {r.operation for r in read}
+    for mine, theirs in zip(read, described):  # Delta's timestamp is the commit file's too
+        assert abs(mine.timestamp.timestamp() - theirs.timestamp.timestamp()) < 1.0
+    assert small_tables.history(spark, "s3a://bucket/t") is None

@@ -97,14 +97,20 @@ def pinned(home: Home, path: str, version: int) -> int | None:
 def readable_versions(home: Home, view: str) -> set[int] | None:
     """The versions of the view's table that can still be read; None: all of them (it was
     never vacuumed and no retention was set on it)."""
-    rows = delta_sql.history(home.spark, home.mat_path(view)).select("version", "timestamp", "operation", "operationParameters").collect()
+    from reasonlake.engine.store import small_tables
+
+    path = home.mat_path(view)
+    rows = small_tables.history(home.spark, path)  # a local home: its log read here, no Spark job
+    if rows is None:
+        rows = delta_sql.history(home.spark, path).select("version", "timestamp", "operation",
+                                                          "operationParameters").collect()
     changes = sorted((r.version, _ms(r.timestamp)) for r in rows if r.operation not in _MAINTENANCE)
     vacuums = [r for r in rows if r.operation == "VACUUM START"]
     if not vacuums or not changes:
         return None
     # Delta reads a version only within the table's file retention of now, and a vacuum
     # removed the files that a later commit had replaced before its horizon.
-    retain = _retention_ms(delta_sql.properties(home.spark, home.mat_path(view)))
+    retain = _retention_ms(delta_sql.properties(home.spark, path))
     last = max(vacuums, key=lambda r: r.version)
     params = last.operationParameters or {}
     horizon = _ms(last.timestamp) - int(params.get("specifiedRetentionMillis") or retain)

@@ -120,3 +120,37 @@ def _latest_version(log: Path) -> int | None:
         return max((int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m), default=None)
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def history(spark, path: str) -> list[Row] | None:
+    """``DESCRIBE HISTORY``'s version, timestamp, operation and operationParameters, newest
+    first, from the commit files in the table's log (the timestamp is the file's, as Delta
+    takes it); None where this process cannot read the log itself."""
+    folder = local_path(path)
+    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+        return None
+    log = folder / "_delta_log"
+    try:
+        versions = sorted((int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m), reverse=True)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    found = []
+    for version in versions:
+        entry = log / f"{version:020d}.json"
+        try:
+            info = next((json.loads(line)["commitInfo"] for line in entry.read_text().splitlines()
+                         if line.startswith('{"commitInfo"')), None)
+            moment = entry.stat().st_mtime_ns // 1_000_000
+        except (OSError, ValueError):
+            return None  # cleaned up under us: let Delta answer
+        if info is None:
+            return None
+        found.append(Row(version=version, timestamp=datetime.fromtimestamp(moment / 1000, timezone.utc),
+                         operation=info.get("operation"), operationParameters=_as_strings(info.get("operationParameters"))))
+    return found or None
+
+
+def _as_strings(parameters: dict | None) -> dict[str, str]:
+    """Operation parameters as ``DESCRIBE HISTORY`` shows them: the log keeps some as JSON
+    numbers and booleans, the history as their JSON text."""
+    return {k: v if v is None or isinstance(v, str) else json.dumps(v) for k, v in (parameters or {}).items()}
