@@ -57,7 +57,7 @@ def test_ingests_and_slides_at_once_lose_nothing_and_match_a_rebuild(cli, spark,
             match = REPORT.match(c["out"].splitlines()[0])
             assert match, f"no ingest report in {c['out']!r}"
             reported[match["file"]] = (int(match["seq"]), int(match["items"]))
-    assert all(items == worker.ITEMS for _, items in reported.values())
+    assert reported and all(items == worker.ITEMS for _, items in reported.values())
     assert len({seq for seq, _ in reported.values()}) == len(reported), "two ingests got one number"
     in_events = {r.file: (r.ingest_seq, r.n) for r in cli_rows(
         spark, cli, "SELECT file, ingest_seq, count(*) AS n FROM rl_events GROUP BY file, ingest_seq")}

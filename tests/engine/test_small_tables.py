@@ -30,7 +30,7 @@ def test_rows_equal_sparks_across_a_column_added_later(spark, tmp_path):
     assert small_tables.latest_commit(spark, path)[0] == 3
 
 
-def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path):
+def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path, monkeypatch):
     missing = str(tmp_path / "none")
     with pytest.raises(FileNotFoundError):
         small_tables.rows(spark, missing, ["a"])
@@ -65,6 +65,11 @@ def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path):
     for crc in (tmp_path / "unlisted" / "_delta_log").glob("*.crc"):
         crc.unlink()
     assert small_tables.rows(spark, unlisted, ["a"]) is None
+
+    monkeypatch.setenv("REASONLAKE_SMALL_TABLES", "0")  # turned off: every answer from Delta
+    assert small_tables.rows(spark, nested, ["a"]) is None
+    assert small_tables.latest_commit(spark, nested) is False
+    assert small_tables.history(spark, nested) is None
 
 
 def test_history_from_the_log_equals_describe_history(spark, tmp_path):

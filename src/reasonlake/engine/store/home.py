@@ -57,13 +57,19 @@ class Home:
     def table(self, name: str) -> DataFrame:
         return self.spark.read.format("delta").load(self.path(name))
 
-    def small_rows(self, name: str, columns: list[str]) -> list:
-        """A small system table's rows (``columns`` of them): read here from its files where
-        the home is a local folder (``small_tables``: no Spark job), else through Spark."""
+    def small_rows(self, name: str, columns: list[str], where: tuple[str, object] | None = None) -> list:
+        """A small system table's rows (``columns`` of them; with ``where`` = (column, value),
+        those whose column holds value): read here from its files where the home is a local
+        folder (``small_tables``: no Spark job), else through Spark."""
+        from pyspark.sql import functions as F
+
         from reasonlake.engine.store import small_tables
 
         found = small_tables.rows(self.spark, self.path(name), columns)
-        return found if found is not None else self.table(name).select(*columns).collect()
+        if found is not None:
+            return found if where is None else [r for r in found if r[where[0]] == where[1]]
+        table = self.table(name) if where is None else self.table(name).where(F.col(where[0]) == where[1])
+        return table.select(*columns).collect()
 
     def sql_name(self, table: str) -> str:
         return f"delta.`{self.path(table)}`"

@@ -12,9 +12,11 @@ TABLE = "settings"
 def read(home: Home) -> dict[str, str]:
     """Every setting, from one read per commit of the table; {} when none was ever set."""
     path = home.path(TABLE)
-    if table_cache.latest_commit(home.spark, path) is None:
+    commit = table_cache.latest_commit(home.spark, path)
+    if commit is None:
         return {}
-    return table_cache.read(home.spark, path, ("settings",), lambda: dict(home.small_rows(TABLE, ["key", "value"])))
+    return table_cache.read(home.spark, path, ("settings",), lambda: dict(home.small_rows(TABLE, ["key", "value"])),
+                            commit=commit)
 
 
 def put(home: Home, values: dict[str, str]) -> None:

@@ -36,11 +36,11 @@ _FLAT = {"string", "long", "integer", "short", "byte", "double", "float", "boole
 def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None:
     """The table's rows at its latest commit (``columns`` of them, in that order), or None
     where Spark must read it. Raises FileNotFoundError when there is no table at ``path``."""
-    folder = local_path(path)
-    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+    folder = local_folder(spark, path)
+    if folder is None:
         return None
     log = folder / "_delta_log"
-    latest = _latest_version(log)
+    latest = max(_versions(log), default=None)
     if latest is None:
         if folder.exists() and any(folder.iterdir()):
             return None  # something there that is not (yet) a table we can name: Spark says what
@@ -83,6 +83,16 @@ def _as_spark(value, kind: str):
     return value
 
 
+def local_folder(spark, path: str) -> Path | None:
+    """The table's folder where this process may read its files itself: a local path, the
+    reader not turned off (``REASONLAKE_SMALL_TABLES=0``), and a session that sees this
+    machine's files."""
+    folder = local_path(path)
+    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+        return None
+    return folder
+
+
 def _sees_our_files(spark) -> bool:
     """A classic session shares this machine's files; a Spark Connect session only when its
     server is on this machine (the loopback address): a remote server's "local" path may
@@ -102,10 +112,10 @@ def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
     """The table's latest commit as (version, the modification time of its log file in ms:
     Delta's own commit timestamp on a local file system) from a listing of its log; None
     where there is no table; False where this process cannot look (not a local folder)."""
-    folder = local_path(path)
-    if folder is None or not _sees_our_files(spark):
+    folder = local_folder(spark, path)
+    if folder is None:
         return False
-    latest = _latest_version(folder / "_delta_log")
+    latest = max(_versions(folder / "_delta_log"), default=None)
     if latest is None:
         return None
     try:
@@ -114,32 +124,27 @@ def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
         return False
 
 
-def _latest_version(log: Path) -> int | None:
-    """The highest commit file's version in a ``_delta_log`` folder (None: none there)."""
+def _versions(log: Path) -> list[int]:
+    """The versions of the commit files in a ``_delta_log`` folder (none: no such folder)."""
     try:
-        return max((int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m), default=None)
+        return [int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m]
     except (FileNotFoundError, NotADirectoryError):
-        return None
+        return []
 
 
 def history(spark, path: str) -> list[Row] | None:
     """``DESCRIBE HISTORY``'s version, timestamp, operation and operationParameters, newest
     first, from the commit files in the table's log (the timestamp is the file's, as Delta
     takes it); None where this process cannot read the log itself."""
-    folder = local_path(path)
-    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+    folder = local_folder(spark, path)
+    if folder is None:
         return None
     log = folder / "_delta_log"
-    try:
-        versions = sorted((int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m), reverse=True)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
     found = []
-    for version in versions:
+    for version in sorted(_versions(log), reverse=True):
         entry = log / f"{version:020d}.json"
         try:
-            info = next((json.loads(line)["commitInfo"] for line in entry.read_text().splitlines()
-                         if line.startswith('{"commitInfo"')), None)
+            info = _commit_info(entry)
             moment = entry.stat().st_mtime_ns // 1_000_000
         except (OSError, ValueError):
             return None  # cleaned up under us: let Delta answer
@@ -154,3 +159,13 @@ def _as_strings(parameters: dict | None) -> dict[str, str]:
     """Operation parameters as ``DESCRIBE HISTORY`` shows them: the log keeps some as JSON
     numbers and booleans, the history as their JSON text."""
     return {k: v if v is None or isinstance(v, str) else json.dumps(v) for k, v in (parameters or {}).items()}
+
+
+def _commit_info(entry: Path) -> dict | None:
+    """A commit file's commitInfo: Delta writes it first, so one line is read, not the
+    commit's file actions."""
+    with entry.open() as lines:
+        for line in lines:
+            if line.startswith('{"commitInfo"'):
+                return json.loads(line)["commitInfo"]
+    return None

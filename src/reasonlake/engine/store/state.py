@@ -10,7 +10,7 @@ from dataclasses import astuple, dataclass, fields
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, catalog, small_tables, table_cache
+from reasonlake.engine.store import arrow_commit, catalog, table_cache
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import RECORD_SCHEMA
 
@@ -66,10 +66,7 @@ def _records(home: Home, view: str) -> list[Published]:
     """The view's records by seq; of two with one seq (two writers raced past ``append``'s
     check) the first written counts, as if the second had never been."""
     # sorted here: a few rows per close, and a Spark sort would add a shuffle stage
-    columns = ["view", *_COLUMNS, "at"]
-    found = small_tables.rows(home.spark, home.path("view_state"), columns)  # no Spark job, where it can
-    rows = ([r for r in found if r.view == view] if found is not None
-            else home.table("view_state").where(F.col("view") == view).select(*columns).collect())
+    rows = home.small_rows("view_state", ["view", *_COLUMNS, "at"], where=("view", view))
     first: dict = {}
     for row in sorted(rows, key=lambda r: (r.seq, r.at)):
         first.setdefault(row.seq, row)

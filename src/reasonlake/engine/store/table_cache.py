@@ -83,12 +83,9 @@ def read(spark, path: str, name: tuple, compute: Callable[[], T], *, commit: Com
     read per question, once."""
     key = _key(spark, path, name)
     if commit is None:
-        from reasonlake.engine.store import small_tables
-
-        listed = small_tables.latest_commit(spark, path)  # a local folder: no call to make
-        if listed is False and _first_read_over_connect(spark, key):
+        if _first_read_over_connect(spark, path, key):
             return compute()
-        commit = listed if listed is not False else latest_commit(spark, path)
+        commit = latest_commit(spark, path)
     if commit is not None:
         kept = _answers(spark).get(key)
         if kept is not None and kept[0] == commit:
@@ -99,13 +96,16 @@ def read(spark, path: str, name: tuple, compute: Callable[[], T], *, commit: Com
     return value
 
 
-def _first_read_over_connect(spark, key: tuple) -> bool:
+def _first_read_over_connect(spark, path: str, key: tuple) -> bool:
     """Whether this is the first read of ``key`` in the process, on a Spark Connect session
-    (marked read, so the next one asks)."""
-    from reasonlake.engine.store import delta_sql
+    whose question would be a call to the server (marked read, so the next one asks). A
+    table this process lists itself (``small_tables``) costs no call to ask about."""
+    from reasonlake.engine.store import delta_sql, small_tables
 
     cache = process_cache.of(spark)
     if key in cache.read_once or key in cache.answers or not delta_sql.is_connect(spark):
+        return False
+    if small_tables.local_folder(spark, path) is not None:
         return False
     cache.read_once.add(key)
     return True
