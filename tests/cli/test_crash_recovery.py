@@ -409,3 +409,64 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     assert log("crashy").count() == 1
     _same_rows(log("crashy"), log("steady"))
     assert "nothing to repair" in cli("repair", "crashy")
+
+
+@pytest.mark.minutes(3)
+def test_view_create_rebuild_crashed_in_its_repair_then_rerun(cli, tmp_path):
+    """`view create --rebuild` of a view that learns a disjointness, killed in its repair job
+    after the tombstones (its rebuild recorded, the repair's close not), run again and killed
+    after the repair's close (the definition not yet saved as done), then run to the end: the
+    same closes (a rebuild, then a repair of one item), table, tombstones and repair log as an
+    uninterrupted call. A second rebuild would take the sequence number the repair's
+    tombstones carry and find no conflict left."""
+    from reasonlake.engine import read
+    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.store import state
+    from tests.conftest import write
+
+    prefixes = ("@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+                "@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n")
+
+    def declare(tbox):
+        write(tmp_path / "o.ttl", prefixes + tbox)
+        for name in ("crashy", "steady"):
+            write(tmp_path / f"{name}.yaml", f"name: {name}\nstream: s\nontology: [o.ttl]\nprofile: owl2rl\n"
+                  "repair: newest-wins\nwindow: {width: 3s, slide: 1s, start: -1000}\n")
+
+    declare(":A rdfs:subClassOf :Top .\n")
+    events = [(ex("a"), TYPE, ex("A"), 1000), (ex("a"), TYPE, ex("B"), 2000), (ex("b"), TYPE, ex("A"), 2000)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    for name in ("crashy", "steady"):
+        cli("view", "create", str(tmp_path / f"{name}.yaml"))
+        cli("slide", name, "--until", "2000")
+    declare(":A rdfs:subClassOf :Top . :Top owl:disjointWith :B .\n")
+    cli("view", "create", str(tmp_path / "steady.yaml"), "--rebuild")
+    home = _home(cli)
+
+    for point in ("repair job: tombstones", "view create: rebuilt"):
+        code, _, err = _subprocess_cli(cli.home, "view", "create", str(tmp_path / "crashy.yaml"), "--rebuild",
+                                       env_extra={faults.CRASH_AFTER_ENV: point})
+        assert code == faults.CRASH_CODE, f"the crash hook at {point!r} did not fire: {err[-2000:]}"
+        cli("slide", "crashy", "--until", "3000", expect=1)
+        assert "stopped before it finished" in cli.last_err
+    assert "rebuilt" in cli("view", "create", str(tmp_path / "crashy.yaml"))
+
+    def closes(view):
+        return [(r.close, r.mode, r.repairs) for r in state.lineage(home, view)]
+
+    assert closes("crashy") == closes("steady") and closes("crashy")[-1][1:] == ("repair", 1), closes("crashy")
+
+    def table(path):
+        return home.spark.read.format("delta").load(path)
+
+    assert table(repair.removed_path(home, "crashy")).count() == 1
+    _same_rows(table(repair.removed_path(home, "crashy")), table(repair.removed_path(home, "steady")))
+    assert table(repair.repairs_path(home, "crashy")).count() == 1
+    _same_rows(table(repair.repairs_path(home, "crashy")).drop("version"),
+               table(repair.repairs_path(home, "steady")).drop("version"))
+    for name in ("crashy", "steady"):
+        cli("slide", name, "--until", "3000")
+    for close in (2000, 3000):
+        assert _content(cli, "crashy", close) == _content(cli, "steady", close), f"close {close}"
+    assert f"{ex('a')} {TYPE} {ex('A')} ." not in _content(cli, "crashy", 2000)
+    _same_rows(read.facts(home, "crashy", close=3000), read.facts(home, "steady", close=3000))

@@ -13,7 +13,7 @@ from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as violations
 from reasonlake.engine.store.dictionary import register_terms
-from reasonlake.engine.store.home import PENDING, Home
+from reasonlake.engine.store.home import PENDING, REPAIRING, Home
 from reasonlake.errors import ViewChangedError
 from reasonlake.vocab import TYPE
 
@@ -36,6 +36,8 @@ class CheckedView:
     existing: bool
     unchanged: bool
     saved: str | None = None  # the registered definition (JSON)
+    # a `view create --rebuild` that stopped in its repair job, after its rebuild was recorded
+    repairing: bool = False
 
 
 def check_views(home: Home, decls: list[ViewDecl], *, rebuild: bool) -> list[CheckedView]:
@@ -67,7 +69,8 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
     existing = registered.get(decl.name)
     unchanged = existing is not None and existing.fingerprint == decl.fingerprint()
     # the same definition's create stopped half-way: this call finishes it (it had consent)
-    resumed = existing is not None and existing.fingerprint == PENDING + decl.fingerprint()
+    repairing = existing is not None and existing.fingerprint == PENDING + REPAIRING + decl.fingerprint()
+    resumed = repairing or (existing is not None and existing.fingerprint == PENDING + decl.fingerprint())
     if existing is not None and not unchanged and not rebuild and not resumed:
         old = ViewDecl.from_json(existing.definition)
         changed = [
@@ -85,7 +88,7 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
             "to rematerialize it from the events with the new definition"
         )
     return CheckedView(decl, program, background, existing is not None, unchanged,
-                       existing.definition if existing is not None else None)
+                       existing.definition if existing is not None else None, repairing)
 
 
 def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
@@ -108,7 +111,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
     register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
-    if checked.existing:  # the rebuild reads the new definition: saved first, as pending
+    if checked.existing and not checked.repairing:  # the rebuild reads the new definition: saved first, as pending
         _save(home, decl, pending=True)  # a crash from here on: slides refuse, a re-run finishes
         faults.reached("view create: saved")
     mat.create(home, decl.name)
@@ -132,11 +135,16 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     if history:
         # at the last published close (at=None): under a changed window it need not be one
         # of the new window's closes, which a rebuild --at would require
-        record = rebuild_view(home, decl.name, None, now=now)
+        if not checked.repairing:  # else a stopped call recorded this rebuild already
+            record = rebuild_view(home, decl.name, None, now=now)
         if decl.repair != "none":  # the new definition may find conflicts the old one did not
             from reasonlake.engine.repair_job import repair_job
 
-            record = repair_job(home, decl.name)[0] or record
+            # Marked first: a call stopped in the job goes on from the job, under the same
+            # sequence number, not from another rebuild, whose close would take the number
+            # the job's repair log and tombstones carry and hide the conflicts they record.
+            _save(home, decl, pending=True, repairing=True)
+            record = repair_job(home, decl.name)[0] or record or state.lineage(home, decl.name)[-1]
     else:
         mat.overwrite(home, decl.name, decl.window, home.spark.createDataFrame(
             [], "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"))
@@ -145,9 +153,9 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     return CreateReport(outcome="rebuilt", rebuilt=record, **report)
 
 
-def _save(home: Home, decl: ViewDecl, pending: bool = False) -> None:
+def _save(home: Home, decl: ViewDecl, pending: bool = False, repairing: bool = False) -> None:
     row = home.spark.createDataFrame(
-        [(decl.name, PENDING * pending + decl.fingerprint(), decl.to_json())],
+        [(decl.name, PENDING * pending + REPAIRING * repairing + decl.fingerprint(), decl.to_json())],
         "name STRING, fingerprint STRING, definition STRING",
     ).withColumn("created_at", F.current_timestamp())
     delta_sql.merge(home.path("views"), row, "t.name = u.name",

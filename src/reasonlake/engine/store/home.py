@@ -15,6 +15,8 @@ from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
 # A view's fingerprint while its ``view create`` runs: saved first (the rebuild reads the
 # new definition from the table), replaced by the fingerprint itself once its tables match.
 PENDING = "pending:"
+# after PENDING: the rebuild of a changed view is recorded, its repair job is what is left
+REPAIRING = "repair:"
 
 
 
