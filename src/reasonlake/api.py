@@ -25,7 +25,7 @@ class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
     def __init__(self, home: str | None = None, spark=None, *, remote: str | None = None, kafka: bool = False,
-                 metastore: bool = False, wait: float = 0):
+                 metastore: bool = False, wait: float = 0, defer: bool = False):
         """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
         Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
         metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
@@ -33,12 +33,15 @@ class Lakehouse:
         (slide, rebuild, repair, create_views of a changed view, run) waits for another
         process writing it (``WriterBusyError`` after that). ``remote``: a Spark Connect
         server's ``sc://HOST:PORT`` (default ``$SPARK_REMOTE``; else the home's own server
-        when ``reasonlake server start`` runs one, else the active or an embedded session)."""
+        when ``reasonlake server start`` runs one, else the active or an embedded session).
+        ``defer``: start a new session only when a call first needs it (``DeferredSession``):
+        a command that reads the home's files itself then starts none (only for calls known
+        to build no Spark expression before their first read: pyspark's need a session)."""
         from reasonlake.engine.store.home import resolve_home
 
         self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         self._given, self._kafka, self._metastore, self._wait = spark, kafka, metastore, wait
-        self._remote = remote
+        self._remote, self._defer = remote, defer
         self._home = None
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
@@ -48,7 +51,7 @@ class Lakehouse:
         if self._home is None:
             from reasonlake.engine.store import catalog
             from reasonlake.engine.store.home import Home
-            from reasonlake.engine.store.session import active_session, get_spark, kafka_package
+            from reasonlake.engine.store.session import DeferredSession, active_session, get_spark, kafka_package
 
             spark, root = self._given, self._root
             remote = self._remote or os.environ.get("SPARK_REMOTE")
@@ -58,19 +61,25 @@ class Lakehouse:
                 found = server.running(root)  # the home's command server, when one runs
                 remote = found.url if found is not None else None
             if spark is None and remote is not None:
-                spark = get_spark(remote=remote)
+                spark = DeferredSession(lambda: get_spark(remote=remote), remote)
+                spark = spark if self._defer else spark.started()
             if spark is None:
                 packages = (kafka_package(),) if self._kafka else ()
                 conf = catalog.metastore_conf(root) if self._metastore or catalog.local_metastore(root) else None
                 if conf:
                     Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
-                spark = get_spark(packages=packages, conf=conf)
+                if self._defer and active_session() is None:  # started when first needed, if ever
+                    spark = DeferredSession(lambda: get_spark(packages=packages, conf=conf), None)
+                else:
+                    spark = get_spark(packages=packages, conf=conf)
             self._home = Home(spark=spark, root=root, writer_wait=self._wait)
         return self._home
 
     @property
     def spark(self):
-        return self.home.spark
+        from reasonlake.engine.store.session import started
+
+        return started(self.home.spark)
 
     def clear_cache(self) -> None:
         """Drop the warm state this process keeps for the session (compiled views, facts in

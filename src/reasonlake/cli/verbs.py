@@ -24,6 +24,8 @@ def _time(text: str) -> int:
 
 
 def _lakehouse(args, **options) -> Lakehouse:
+    """``defer=True``: the reading commands, which may answer from the home's files without
+    starting Spark (``Lakehouse(defer=)``)."""
     return Lakehouse(args.home, remote=args.remote, wait=getattr(args, "wait", 0.0), **options)
 
 
@@ -193,7 +195,7 @@ def _plot_history(args) -> int:
     from reasonlake.history_plot import image_format, plot
 
     image_format(args.plot)  # a folder that is not there is answered before Spark starts
-    rows = _lakehouse(args).history(args.view)
+    rows = _lakehouse(args, defer=True).history(args.view)
     plot(args.view, rows, args.plot)
     print(f"wrote a plot of {len(rows)} close(s) of view {args.view} to {args.plot}")
     return 0
@@ -312,7 +314,7 @@ def rules(args) -> int:
 
 def violations(args) -> int:
     close = _time(args.close) if args.close else None
-    found, at = _lakehouse(args).violation_rows(args.view, close=close)
+    found, at = _lakehouse(args, defer=True).violation_rows(args.view, close=close)
     if args.format == "json":
         for r in found:
             print(json.dumps({
@@ -338,7 +340,7 @@ def export(args) -> int:
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise UsageError(f"-o {args.output}: the folder {Path(args.output).resolve().parent} does not exist; "
                          "create it first")
-    lines = _lakehouse(args).export(args.view, close=close, version=args.version)
+    lines = _lakehouse(args, defer=True).export(args.view, close=close, version=args.version)
     if not args.output:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -359,7 +361,7 @@ def export(args) -> int:
 
 
 def sql(args) -> int:
-    columns, rows = _lakehouse(args).sql_rows(args.query)
+    columns, rows = _lakehouse(args, defer=True).sql_rows(args.query)
     if args.format == "json":
         for row in rows:
             print(json.dumps({k: show.plain(v) for k, v in row.asDict().items()}))

@@ -65,13 +65,19 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
 
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
+    record, at, latest = _picked(home, view, close, version)
+    return facts_at(home, view, record, at, latest)
+
+
+def _picked(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int, bool]:
+    """``pick``, whether the record is the latest, and (when it is not) checked readable."""
     from reasonlake.engine.store import retention
 
     record, at = pick(home, view, close, version)
     latest = record == state.lineage(home, view)[-1]
     if not latest:  # a past close: still there after vacuums?
         retention.check_readable(home, view, record.version, at)
-    return facts_at(home, view, record, at, latest)
+    return record, at, latest
 
 
 def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bool) -> DataFrame:
@@ -115,12 +121,81 @@ def reader_columns(named: DataFrame, window) -> DataFrame:
 
 
 def ntriples(home: Home, view: str, close: int | None = None, version: int | None = None):
-    """Sorted N-Triples lines, streamed to the driver partition by partition."""
-    lines = decoded(home, view, close, version).select(
+    """Sorted N-Triples lines: read in this process where the home is local and small
+    enough (``driver_reads``), else through Spark, streamed to the driver partition by
+    partition."""
+    record, at, latest = _picked(home, view, close, version)
+    lines = _ntriples_in_driver(home, view, record, at, latest)
+    if lines is not None:
+        yield from lines
+        return
+    lines = decode_facts(home, view, facts_at(home, view, record, at, latest)).select(
         F.concat_ws(" ", "subject", "predicate", "object", F.lit(".")).alias("line")
     ).orderBy("line")
     for row in lines.toLocalIterator():
         yield row.line
+
+
+def _ntriples_in_driver(home: Home, view: str, record: state.Published, at: int, latest: bool):
+    """``ntriples`` by delta-rs in this process: the same rows, filter and order as through
+    Spark (a missing term makes the hidden-term test null, which drops the row there too;
+    both order strings by their UTF-8 bytes). None: read through Spark."""
+    from reasonlake.engine.store import retention
+
+    version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
+    found = _decoded_in_driver(home, view, version, at, "concat_ws(' ', s.term, p.term, o.term, '.') AS line",
+                               order="line")
+    return None if found is None else (line for batch in found.to_batches() for line in batch.column(0).to_pylist())
+
+
+def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame | None:
+    """What `reasonlake sql` names ``view`` (``catalog.view_sql``'s rows) read by delta-rs
+    in this process and handed to Spark as a local relation; None: read through Spark."""
+    import pyarrow as pa
+
+    from reasonlake.engine.store import retention
+
+    window = home.view(view).window
+    version = retention.pinned(home, home.mat_path(view), record.version)
+    # NEVER (background facts) as null first, so the sum cannot overflow
+    origin = f"CASE WHEN m.origin < {NEVER} THEN m.origin END"
+    found = _decoded_in_driver(home, view, version, record.close, (
+        "s.term AS subject, p.term AS predicate, o.term AS object, "
+        f"{origin} AS origin, {origin} + {int(window.width)} AS expires, m.rule <> 'explicit' AS inferred"))
+    if found is None:
+        return None
+    moment = pa.timestamp("ms", tz="UTC")
+    table = pa.table({
+        "subject": found.column("subject").cast(pa.string()),
+        "predicate": found.column("predicate").cast(pa.string()),
+        "object": found.column("object").cast(pa.string()),
+        "origin": found.column("origin").cast(moment),
+        "expires": found.column("expires").cast(moment),
+        "inferred": found.column("inferred"),
+    })
+    return home.spark.createDataFrame(table, _view_columns())
+
+
+def _view_columns():
+    """The columns of ``catalog.view_sql``, built here: a DDL string is parsed by the JVM."""
+    from pyspark.sql.types import BooleanType, StringType, StructField, StructType, TimestampType
+
+    return StructType([*(StructField(c, StringType()) for c in ("subject", "predicate", "object")),
+                       StructField("origin", TimestampType()), StructField("expires", TimestampType()),
+                       StructField("inferred", BooleanType())])
+
+
+def _decoded_in_driver(home: Home, view: str, version: int | None, at: int, columns: str, order: str | None = None):
+    """``columns`` of the view's rows live at close ``at`` (read at ``version``, None: the
+    latest), ids decoded (``s``, ``p``, ``o`` the terms), hidden terms left out, as Arrow."""
+    from reasonlake.engine.store import driver_reads
+
+    window = home.view(view).window
+    hidden = " OR ".join(f"starts_with({t}.term, '<{ANONYMOUS_PREFIX}')" for t in "spo")
+    return driver_reads.query(home.spark, {"m": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, (
+        f"SELECT {columns} FROM m "
+        "LEFT JOIN terms s ON m.s = s.id LEFT JOIN terms p ON m.p = p.id LEFT JOIN terms o ON m.o = o.id "
+        f"WHERE m.origin > {int(window.opens(at))} AND NOT ({hidden})" + (f" ORDER BY {order}" if order else "")))
 
 
 # The session remembers which temporary tables the last registration made, so a table of
@@ -149,7 +224,10 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
             continue
         # the same SQL as the view's catalog names (catalog.definitions)
         for table, sql in catalog.definitions(home, name, history[-1]).items():
-            home.spark.sql(sql).createOrReplaceTempView(table)
+            if not wanted(table):  # a query over the view need not read its violations
+                continue
+            frame = view_in_driver(home, name, history[-1]) if table == name else None
+            (home.spark.sql(sql) if frame is None else frame).createOrReplaceTempView(table)
             registered.append(table)
     for table in catalog.SYSTEM_TABLES:
         if not wanted(f"rl_{table}"):

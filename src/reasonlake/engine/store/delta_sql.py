@@ -19,13 +19,20 @@ def table(path: str) -> str:
 
 def is_connect(spark) -> bool:
     """Whether ``spark`` is a Spark Connect session (no JVM in this process)."""
+    from reasonlake.engine.store.session import DeferredSession
+
+    if isinstance(spark, DeferredSession):
+        return spark.remote is not None if spark._session is None else is_connect(spark._session)
     return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 def is_delta(spark, path: str) -> bool:
     """Whether a Delta table exists at ``path``."""
-    from reasonlake.engine.store import classic
+    from reasonlake.engine.store import classic, small_tables
 
+    listed = small_tables.latest_commit(spark, path)  # a local folder: its log listed here
+    if listed is not False:
+        return listed is not None
     found = classic.is_delta(spark, path)  # a look at the log from the driver: no Spark job
     if found is not None:
         return found

@@ -98,7 +98,41 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
             raise EnvironmentSetupError(_launch_failure(log)) from None
         raise
     spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
+    _jars_off_the_import_path()
     return spark
+
+
+def _jars_off_the_import_path() -> None:
+    """PySpark puts each jar of ``--packages`` on ``sys.path`` (a jar may carry Python), ahead
+    of the installed packages: every later import that misses then opens all of them, 1.3 s a
+    command for Delta's 33 jars. Their Python is the installed delta-spark's, so they go."""
+    sys.path[:] = [p for p in sys.path if not (p.endswith(".jar") and "userFiles-" in p)]
+
+
+class DeferredSession:
+    """The session a command would start, started on its first use: a command answered from
+    files this process reads itself (``history`` or ``export`` of a local home) neither
+    starts a JVM nor loads pyspark's Connect client. What the engine asks before any read,
+    whether the session will be Spark Connect and to which host (``remote``), is known
+    without starting it; anything else starts it and goes to it."""
+
+    def __init__(self, start, remote: str | None):
+        self._start, self.remote, self._session = start, remote, None
+
+    def started(self):
+        if self._session is None:
+            self._session = self._start()
+        return self._session
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_start", "_session", "remote"):
+            raise AttributeError(name)
+        return getattr(self.started(), name)
+
+
+def started(spark):
+    """The session itself: ``spark`` or, for a ``DeferredSession``, the one it starts."""
+    return spark.started() if isinstance(spark, DeferredSession) else spark
 
 
 def active_session():

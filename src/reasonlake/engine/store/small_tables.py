@@ -99,11 +99,16 @@ def _sees_our_files(spark) -> bool:
     name another machine's folder."""
     from reasonlake.engine.store import delta_sql
 
+    from reasonlake.engine.store.session import DeferredSession
+
     if not delta_sql.is_connect(spark):
         return True
     try:
-        host = spark.client.host
-    except AttributeError:
+        if isinstance(spark, DeferredSession) and spark._session is None:  # not started: its address says
+            host = urlparse(spark.remote.replace("sc://", "http://", 1)).hostname
+        else:
+            host = spark.client.host
+    except (AttributeError, ValueError):
         return False
     return host in ("localhost", "127.0.0.1", "::1")
 
