@@ -223,8 +223,11 @@ class Lakehouse:
         mentions (a one-shot command: each name costs a Delta log read)."""
         from reasonlake.engine import read
         from reasonlake.engine.sql_guard import check_read_only
+        from reasonlake.engine.store.session import DeferredSession
 
         check_read_only(query, self.home.root)
+        if isinstance(self.home.spark, DeferredSession):  # needed for the query: started while the rest is read
+            self.home.spark.start_in_background()
         self.home.require_init()
         self.sql_tables = read.register_sql_views(self.home, query if only_named else None)
         return self.spark.sql(query)

@@ -84,14 +84,21 @@ def _same_rows(a, b):
 
 @pytest.mark.parametrize("step", ["expire", "reason", "publish"])
 def test_crash_after_step_then_rerun(cli, tmp_path, step):
+    """An owl2rl slide crashed after its expiry, its reasoning or its publish (the close's
+    violations recorded by then), re-run: the same table and violations as a slide that
+    never crashed."""
+    from tests.cli.helpers import violations
+
     tbox = (
         "@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
         f"<{ex('next')[1:-1]}> a owl:TransitiveProperty .\n"
+        f"<{ex('Red')[1:-1]}> owl:disjointWith <{ex('Blue')[1:-1]}> .\n"
     )
     for name in ("crashy", "steady"):
-        simple_view(tmp_path, name=name, width="3s", tbox=tbox)
+        simple_view(tmp_path, name=name, width="3s", tbox=tbox, profile="owl2rl")
         cli("view", "create", str(tmp_path / f"{name}.yaml"))
     events = [(ex(f"n{t}"), ex("next"), ex(f"n{t + 1}"), t * 1000) for t in range(1, 7)]
+    events += [(ex("n5"), TYPE, ex("Red"), 4500), (ex("n5"), TYPE, ex("Blue"), 5500)]  # a violation at 6000
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
     cli("slide", "crashy", "--until", "4000")
     cli("slide", "steady", "--until", "6000")
@@ -102,6 +109,9 @@ def test_crash_after_step_then_rerun(cli, tmp_path, step):
     assert code == 0, err
     for close in (5000, 6000):
         assert _content(cli, "crashy", close) == _content(cli, "steady", close)
+    found = violations(cli, "crashy")
+    assert len(found) == 1 and next(iter(found))[0] == "cax-dw", found
+    assert found == violations(cli, "steady")
     from reasonlake.engine import read
 
     home = _home(cli)

@@ -166,3 +166,40 @@ def test_two_slide_processes_started_together_process_each_close_once(cli, tmp_p
     slid = sorted(cli("export", "v").splitlines())
     cli("rebuild", "v")
     assert sorted(cli("export", "v").splitlines()) == slid
+
+
+def test_a_released_lease_goes_to_the_longest_waiter(cli, spark, tmp_path, monkeypatch):
+    """Those waiting for a lease queue (a ticket row each): once it is free, the one waiting
+    longest takes it, not whoever polls first; a command that does not wait does not jump the
+    queue; a waiter that gives up leaves it."""
+    from reasonlake.engine.store import lease
+    from reasonlake.engine.store.home import Home
+    from reasonlake.errors import WriterBusyError
+
+    home = Home(spark=spark, root=str(cli.home))
+    now = int(time.time() * 1000)
+
+    def attempt(who, since=None):
+        monkeypatch.setattr(lease, "HOLDER", f"host-{who}:1:{who}")
+        found = lease._attempt(home, "v", "ingest", since)
+        return None if found is None else found.holder.split(":")[-1]
+
+    def as_(who):
+        monkeypatch.setattr(lease, "HOLDER", f"host-{who}:1:{who}")
+
+    assert attempt("a") is None  # a holds it
+    assert attempt("b", now - 2000) == "a"  # b waits (longest), then c
+    assert attempt("c", now - 1000) == "a"
+    as_("a")
+    lease._hand_back(home, "v")
+    assert attempt("c", now - 1000) == "b", "the later waiter took the lease before the longer one"
+    assert attempt("d") == "b", "a command that does not wait jumped the queue"
+    assert attempt("b", now - 2000) is None  # b's turn; its ticket goes
+    assert sorted(r.holder for r in _rows(spark, cli.home, "v (waiting)")) == ["host-c:1:c"]
+    as_("b")
+    lease._hand_back(home, "v")
+    assert attempt("c", now - 1000) is None
+    as_("e")
+    with pytest.raises(WriterBusyError, match="host-c"):
+        lease.take(home, "v", "ingest", wait_s=0.3)
+    assert "host-e:1:e" not in {r.holder for r in _rows(spark, cli.home, "v (waiting)")}

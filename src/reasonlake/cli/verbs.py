@@ -181,7 +181,7 @@ def repair(args) -> int:
 def history(args) -> int:
     if args.plot:
         return _plot_history(args)
-    lake = _lakehouse(args)
+    lake = _lakehouse(args, defer=True)
     rows = lake.history(args.view)
     readable = lake.readable_versions(args.view) if rows else None
     print(show.HISTORY_HEADER)

@@ -36,7 +36,7 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -128,18 +128,54 @@ def _row(view: str, since: int, until: int, command: str) -> pl.DataFrame:
                          "command": [command]})
 
 
-def _decide(rows: pl.DataFrame, view: str, command: str) -> tuple[pl.DataFrame | None, Holder | None]:
+def _live(rows: pl.DataFrame, key: str, now: int) -> list[Holder]:
+    """The rows of ``key`` held by another process that runs (not ended, not gone)."""
+    found = [Holder(r["holder"], r["since"], r["until"], r["command"])
+             for r in rows.filter(pl.col("view") == key).iter_rows(named=True)]
+    return [h for h in found if h.holder != HOLDER and h.until >= now and not h.gone()]
+
+
+def _decide(rows: pl.DataFrame, view: str, command: str,
+            waiting_since: int | None = None) -> tuple[pl.DataFrame | None, Holder | None]:
     """The table's rows once this process holds the view's lease (None: it cannot), and who
-    holds it otherwise: a row of someone else that runs and whose process is not gone."""
+    holds it otherwise: a row of someone else that runs and whose process is not gone.
+
+    ``waiting_since``: this process waits for the lease since then (``take`` with a wait).
+    It then keeps a ticket row (``_queue``) while it waits, and a free lease goes to the
+    longest waiter: without the queue, whoever asks first after a release takes it, and a
+    process that ingests in a loop takes it again and again before the others' next poll."""
     now = _now()
     mine = rows.filter(pl.col("view") == view)
-    for r in mine.iter_rows(named=True):
-        other = Holder(r["holder"], r["since"], r["until"], r["command"])
-        if other.holder != HOLDER and other.until >= now and not other.gone():
-            return None, other
     ours = [r["since"] for r in mine.iter_rows(named=True) if r["holder"] == HOLDER and r["until"] >= now]
+    holder = None if ours else next(iter(_live(rows, view, now)), None)
+    first = (waiting_since if waiting_since is not None else now, HOLDER)
+    ahead = [] if ours else [h for h in _live(rows, _queue(view), now) if (h.since, h.holder) < first]
+    if holder is not None or ahead:
+        waiter = None if holder is not None else replace(ahead[0], command=f"{ahead[0].command} (waiting for it)")
+        return _ticket(rows, view, command, waiting_since, now), holder or waiter
     taken = _row(view, ours[0] if ours else now, now + lease_ms(), command)
-    return pl.concat([rows.filter(pl.col("view") != view), taken]), None
+    rest = rows.filter((pl.col("view") != view) & ~((pl.col("view") == _queue(view)) & (pl.col("holder") == HOLDER)))
+    return pl.concat([rest, taken]), None
+
+
+def _queue(view: str) -> str:
+    """The key of the tickets of those waiting for ``view``'s lease (no view name has a space)."""
+    return f"{view} (waiting)"
+
+
+def _ticket(rows: pl.DataFrame, view: str, command: str, waiting_since: int | None, now: int) -> pl.DataFrame | None:
+    """The rows with this process's ticket for ``view`` made or renewed (None: nothing to
+    commit: it does not wait, or its ticket runs for more than half a lease yet). A ticket
+    lasts a lease, so one left by a waiter killed on another machine holds the queue up for
+    at most that long."""
+    if waiting_since is None:
+        return None
+    key = _queue(view)
+    ticket = (pl.col("view") == key) & (pl.col("holder") == HOLDER)
+    held = rows.filter(ticket)
+    if not held.is_empty() and held["until"][0] - now > lease_ms() // 2:
+        return None
+    return pl.concat([rows.filter(~ticket), _row(key, waiting_since, now + lease_ms(), command)])
 
 
 def _merge(home: Home, view: str, command: str, free: tuple[str, ...]) -> bool:
@@ -177,14 +213,15 @@ def _attempt_through_spark(home: Home, view: str, command: str, free: tuple[str,
 _AGAIN = object()
 
 
-def _attempt(home: Home, view: str, command: str) -> Holder | None:
-    """One try at the lease; None when this process holds it now, else who does."""
+def _attempt(home: Home, view: str, command: str, waiting_since: int | None = None) -> Holder | None:
+    """One try at the lease; None when this process holds it now, else who does (or waits
+    for it ahead of this process: ``_decide``)."""
     free: tuple[str, ...] = ()
     for _ in range(20):
         try:
             try:  # a compare-and-set commit from the driver: no Spark job
                 return arrow_commit.rewrite_small(home.spark, home.path(TABLE),
-                                                  lambda rows: _decide(rows, view, command))
+                                                  lambda rows: _decide(rows, view, command, waiting_since))
             except arrow_commit.Unusable:
                 other, free = _attempt_through_spark(home, view, command, free)
                 if other is not _AGAIN:
@@ -214,16 +251,35 @@ def _hand_back(home: Home, view: str) -> None:
 
 def take(home: Home, view: str, command: str, wait_s: float = 0) -> int:
     """Take the view's lease for this process, waiting up to ``wait_s`` seconds for
-    another holder; returns the epoch ms it lasts until. Raises WriterBusyError."""
+    another holder (in turn with other waiters: ``_decide``); returns the epoch ms it lasts
+    until. Raises WriterBusyError."""
     deadline = time.monotonic() + wait_s
+    waiting_since = _now() if wait_s > 0 else None
     while True:
         started = _now()  # the row's lease runs from a moment after this
-        other = _attempt(home, view, command)
+        other = _attempt(home, view, command, waiting_since)
         if other is None:
             return started + lease_ms()
         if time.monotonic() >= deadline:
+            if waiting_since is not None:
+                _leave_queue(home, view)
             raise _busy(view, other, wait_s)
-        time.sleep(min(2.0, max(0.1, deadline - time.monotonic())))
+        # a waiter's poll is a read of a few rows in the driver (no commit): often, so a
+        # released lease is taken soon, and by the longest waiter
+        time.sleep(min(0.5, max(0.1, deadline - time.monotonic())))
+
+
+def _leave_queue(home: Home, view: str) -> None:
+    """Drop this process's ticket for ``view`` (it stopped waiting); left, it would end by
+    itself within a lease."""
+    def change(rows: pl.DataFrame):
+        ticket = (pl.col("view") == _queue(view)) & (pl.col("holder") == HOLDER)
+        return (None if rows.filter(ticket).is_empty() else rows.filter(~ticket)), None
+
+    try:
+        arrow_commit.rewrite_small(home.spark, home.path(TABLE), change)
+    except Exception:  # arrow_commit.Unusable (no tickets there) or a race: it ends by itself
+        pass
 
 
 def _busy(view: str, other: Holder, waited: float) -> WriterBusyError:

@@ -105,8 +105,9 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
 def _jars_off_the_import_path() -> None:
     """PySpark puts each jar of ``--packages`` on ``sys.path`` (a jar may carry Python), ahead
     of the installed packages: every later import that misses then opens all of them, 1.3 s a
-    command for Delta's 33 jars. Their Python is the installed delta-spark's, so they go."""
-    sys.path[:] = [p for p in sys.path if not (p.endswith(".jar") and "userFiles-" in p)]
+    command for Delta's 33 jars. Their Python is the installed delta-spark's, so they go.
+    A new list, not the old one cut down: an import on another thread may be walking it."""
+    sys.path = [p for p in sys.path if not (p.endswith(".jar") and "userFiles-" in p)]
 
 
 class DeferredSession:
@@ -117,15 +118,37 @@ class DeferredSession:
     without starting it; anything else starts it and goes to it."""
 
     def __init__(self, start, remote: str | None):
+        import threading
+
         self._start, self.remote, self._session = start, remote, None
+        self._lock, self._failed = threading.Lock(), None
 
     def started(self):
-        if self._session is None:
-            self._session = self._start()
-        return self._session
+        with self._lock:  # one start, whichever thread asks first
+            if self._session is None and self._failed is None:
+                try:
+                    self._session = self._start()
+                except BaseException as exc:
+                    self._failed = exc
+            if self._failed is not None:
+                raise self._failed
+            return self._session
+
+    def start_in_background(self) -> None:
+        """Start it now on a thread (a command that will need it does its own work in the
+        meantime); the first call that needs it waits for it, and gets its error if any."""
+        import threading
+
+        threading.Thread(target=self._start_quietly, daemon=True, name="reasonlake-session-start").start()
+
+    def _start_quietly(self) -> None:
+        try:
+            self.started()
+        except BaseException:  # kept: raised to the caller that needs the session
+            pass
 
     def __getattr__(self, name: str):
-        if name.startswith("__") or name in ("_start", "_session", "remote"):
+        if name.startswith("__") or name in ("_start", "_session", "remote", "_lock", "_failed"):
             raise AttributeError(name)
         return getattr(self.started(), name)
 
