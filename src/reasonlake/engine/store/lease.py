@@ -23,7 +23,9 @@ the lease, e.g. a suspended machine) stops before its next publish.
 
 Ingests take a lease of their own, the home's (``INGESTS``), only while they commit: each
 reads the next ingest number and the term dictionary and appends to both, so they commit
-one at a time and wait for each other (``REASONLAKE_INGEST_WAIT``). Threads of one process
+one at a time and wait for each other (``REASONLAKE_INGEST_WAIT``). Waiters (an ingest, a
+command with ``--wait``) queue with a ticket row each and take a free lease in turn
+(``_decide``; where the driver commits the table). Threads of one process
 share its name in the row, so each key also has a lock that keeps them apart.
 
 The machines' clocks are trusted to agree within a few seconds of the lease's length.

@@ -117,6 +117,7 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
                 f"the command server did not start (see {folder / LOG_FILE}); check that Java 17 is "
                 "installed and that Maven Central is reachable for the Delta jars")
         time.sleep(0.25)
+    _warm_up(server, root)
     (folder / SERVER_FILE).write_text(json.dumps(asdict(server)))
     return server, True
 
@@ -155,6 +156,23 @@ def _serve(root: str, port: int) -> None:
     while not stopping:
         time.sleep(0.5)
     spark.stop()
+
+
+def _warm_up(server: Server, root: str) -> None:
+    """What a reading command asks first, asked once as a client before the server is
+    announced: a fresh server takes seconds over its first client session, local relation,
+    aggregate and Delta read (its JIT, its code generator), and the first command would pay
+    them. A failure here is the first command's to report."""
+    from reasonlake.engine.store.session import get_spark
+
+    try:
+        spark = get_spark(remote=server.url)
+        spark.createDataFrame([("a", 1), ("b", 2)], "x STRING, n BIGINT").createOrReplaceTempView("reasonlake_warm_up")
+        spark.sql("SELECT x, count(*) AS n FROM reasonlake_warm_up WHERE n > 0 GROUP BY x ORDER BY x").collect()
+        spark.read.format("delta").load(f"{root}/_migrations").count()
+        spark.catalog.dropTempView("reasonlake_warm_up")
+    except Exception as exc:  # a home not made yet (`init` comes later): warm enough
+        print(f"warm-up: {str(exc).splitlines()[0] if str(exc) else exc}", file=sys.stderr)
 
 
 if __name__ == "__main__":
