@@ -226,7 +226,9 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
         for table, sql in catalog.definitions(home, name, history[-1]).items():
             if not wanted(table):  # a query over the view need not read its violations
                 continue
-            frame = view_in_driver(home, name, history[-1]) if table == name else None
+            # a one-shot query reads the views it names here; registering every view (a
+            # session's `Lakehouse.sql`, a list of names after a mistake) stays lazy in Spark
+            frame = view_in_driver(home, name, history[-1]) if table == name and words is not None else None
             (home.spark.sql(sql) if frame is None else frame).createOrReplaceTempView(table)
             registered.append(table)
     for table in catalog.SYSTEM_TABLES:
