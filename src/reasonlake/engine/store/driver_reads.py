@@ -38,15 +38,15 @@ def query(spark, tables: dict[str, tuple[str, int | None]], sql: str) -> pa.Tabl
     if any(folder is None for folder in folders.values()):
         return None
     try:
-        from deltalake import DeltaTable, QueryBuilder
+        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
 
-        opened = {name: DeltaTable(str(folders[name]), version=version)
+        opened = {name: deltalake.DeltaTable(str(folders[name]), version=version)
                   for name, (_, version) in tables.items()}
         size = sum(sum(pa.table(t.get_add_actions(flatten=True)).column("size_bytes").to_pylist())
                    for t in opened.values())
         if size > limit_bytes():
             return None
-        builder = QueryBuilder()
+        builder = deltalake.QueryBuilder()
         for name, table in opened.items():
             builder = builder.register(name, table)
         return pa.table(builder.execute(sql).read_all())
