@@ -100,8 +100,9 @@ class ConcurrentWriteError(UserError):
     """Another command committed to the same table first (Delta's optimistic concurrency)."""
 
     code = "RL400"
-    # the exceptions Delta raises for a commit that lost a race with another writer's
-    RACE = re.compile(r"\b(Concurrent\w+Exception|ProtocolChangedException|MetadataChangedException)\b")
+    # the exceptions Delta raises for a commit that lost a race with another writer's (and
+    # delta-rs's, for the driver's commits over Spark Connect: ``rs_commit``)
+    RACE = re.compile(r"\b(Concurrent\w+Exception|ProtocolChangedException|MetadataChangedException|CommitFailedError)\b")
 
     @classmethod
     def race_in(cls, exc: BaseException) -> str | None:

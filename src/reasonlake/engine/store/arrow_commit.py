@@ -14,7 +14,9 @@ session (Delta's JVM classes at hand, not Spark Connect, not a Databricks runtim
 Delta build differs) over a local path, and a table without the features a Spark write
 enforces or fills in beyond NOT NULL (column mapping, CHECK constraints, generated or
 identity columns, row tracking, the change data feed). Everywhere else the caller writes
-through Spark. ``REASONLAKE_ARROW_COMMIT=0`` turns it off.
+through Spark, except a Spark Connect session over a home this process shares with its
+server, whose commits go through delta-rs the same way (``rs_commit``).
+``REASONLAKE_ARROW_COMMIT=0`` turns both off.
 """
 from __future__ import annotations
 
@@ -61,8 +63,12 @@ def local_path(path: str) -> Path | None:
     return None
 
 
+def _turned_off() -> bool:
+    return os.environ.get("REASONLAKE_ARROW_COMMIT") == "0" or bool(os.environ.get("DATABRICKS_RUNTIME_VERSION"))
+
+
 def _jvm(spark):
-    if os.environ.get("REASONLAKE_ARROW_COMMIT") == "0" or os.environ.get("DATABRICKS_RUNTIME_VERSION"):
+    if _turned_off():
         raise Unusable("turned off")
     from reasonlake.engine.store import classic
 
@@ -70,6 +76,16 @@ def _jvm(spark):
     if found is None:  # Spark Connect: no JVM in this process
         raise Unusable("no JVM")
     return found
+
+
+def _through_delta_rs(spark) -> bool:
+    """A session without a JVM in this process (Spark Connect): the driver's commits go
+    through ``rs_commit`` instead, where it can take them."""
+    if _turned_off():
+        return False
+    from reasonlake.engine.store import classic
+
+    return classic.jvm(spark) is None
 
 
 @dataclass
@@ -92,19 +108,25 @@ def _open(spark, path: str) -> _Table:
         raise Unusable(f"{path} is not a Delta table yet")
     meta = txn.metadata()
     settings = str(meta.configuration().keys().mkString("\n")).split("\n")
+    fields = checked_fields(path, settings, json.loads(meta.schemaString())["fields"])
+    parts = str(meta.partitionColumns().mkString("\n"))
+    return _Table(folder, log, txn, fields, [p for p in parts.split("\n") if p])
+
+
+def checked_fields(path: str, settings, fields: list[dict]) -> list[dict]:
+    """The table's fields, when neither its settings nor its columns ask more of a writer
+    than writing the rows (else Unusable)."""
     if any(key.startswith(_REFUSED_SETTINGS) for key in settings if key):
         raise Unusable(f"{path} has settings a Spark write enforces")
-    fields = json.loads(meta.schemaString())["fields"]
     for field in fields:
         if not isinstance(field["type"], str) or field["type"] not in _TYPES:
             raise Unusable(f"{path}: column {field['name']} of type {field['type']}")
         if any(key.startswith(_REFUSED_FIELD_METADATA) for key in field.get("metadata", {})):
             raise Unusable(f"{path}: column {field['name']} is generated, an identity or mapped")
-    parts = str(meta.partitionColumns().mkString("\n"))
-    return _Table(folder, log, txn, fields, [p for p in parts.split("\n") if p])
+    return fields
 
 
-def _typed(table: _Table, frame: pl.DataFrame) -> pl.DataFrame:
+def typed(table, frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with the table's columns, in its order and types; NOT NULL held."""
     missing = [f["name"] for f in table.fields if f["name"] not in frame.columns]
     if missing:
@@ -138,7 +160,7 @@ def _partition_value(value) -> str:
     return text
 
 
-def _planned_files(table: _Table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
+def planned_files(table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
     """(partition values, rows without the partition columns) per file to write; checked
     before anything is written."""
     data = [f for f in table.fields if f["name"] not in table.partitions]
@@ -212,10 +234,14 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     Delta's ``txnAppId``/``txnVersion`` options do. Returns the version committed, None
     when nothing was; raises Unusable (before writing anything) when the caller must write
     through Spark."""
+    if _through_delta_rs(spark):
+        from reasonlake.engine.store import rs_commit
+
+        return rs_commit.append(spark, path, frame, txn=txn)
     table = _open(spark, path)
     if txn is not None and _known_version(table, txn[0]) >= txn[1]:
         return None
-    planned = _planned_files(table, _typed(table, frame))
+    planned = planned_files(table, typed(table, frame))
     actions = _write_files(table, planned)
     metrics = _added_metrics(actions)
     if txn is not None:
@@ -230,13 +256,13 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     """One commit that removes every file of the partitions ``replaced(value)`` holds for
     (``column``'s value as an int) and adds ``frame``'s rows, which must lie in them: a
     ``replaceWhere`` on the partition column, ``predicate`` its text in the history."""
+    if _through_delta_rs(spark):
+        from reasonlake.engine.store import rs_commit
+
+        return rs_commit.replace_partitions(spark, path, frame, column=column, replaced=replaced, predicate=predicate)
     table = _open(spark, path)
-    if table.partitions != [column]:
-        raise Unusable(f"{path} is not partitioned by {column} alone")
-    planned = _planned_files(table, _typed(table, frame))
-    for values, _ in planned:
-        if not replaced(int(values[column])):
-            raise ValueError(f"{path}: rows of partition {column}={values[column]} outside '{predicate}'")
+    planned = planned_files(table, typed(table, frame))
+    outside_partitions(table, planned, path, column, replaced, predicate)
     jvm, _ = _jvm(spark)
     # Every file is read into the transaction, so a commit by anyone else since its
     # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
@@ -253,6 +279,16 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
 
 
+def outside_partitions(table, planned, path: str, column: str, replaced, predicate: str) -> None:
+    """Raises unless the table is partitioned by ``column`` alone (Unusable) and every
+    planned file lies in a replaced partition (ValueError)."""
+    if table.partitions != [column]:
+        raise Unusable(f"{path} is not partitioned by {column} alone")
+    for values, _ in planned:
+        if not replaced(int(values[column])):
+            raise ValueError(f"{path}: rows of partition {column}={values[column]} outside '{predicate}'")
+
+
 def rewrite_small(spark, path: str, change):
     """Read a small unpartitioned table whole in the driver and replace its rows in one
     commit that conflicts with any other commit since the read (a compare-and-set).
@@ -262,6 +298,10 @@ def rewrite_small(spark, path: str, change):
     None to write nothing; an answer), and the answer is returned. Raises Unusable where
     the caller must go through Spark, and Delta's concurrent-modification errors when
     another writer committed first (read again and retry)."""
+    if _through_delta_rs(spark):
+        from reasonlake.engine.store import rs_commit
+
+        return rs_commit.rewrite_small(spark, path, change)
     table = _open(spark, path)
     if table.partitions:
         raise Unusable(f"{path} is partitioned")
@@ -283,7 +323,7 @@ def rewrite_small(spark, path: str, change):
     removes = [json.dumps({"remove": {
         "path": f["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
         "partitionValues": f.get("partitionValues") or {}, "size": f["size"]}}) for f in listed]
-    adds = _write_files(table, _planned_files(table, _typed(table, new)))
+    adds = _write_files(table, planned_files(table, typed(table, new)))
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
                "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}
     _commit(spark, table, [*removes, *adds], "Overwrite", None, metrics)

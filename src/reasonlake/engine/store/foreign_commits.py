@@ -62,6 +62,13 @@ def marked(spark):
                 spark.conf.set(_CONF, previous)
 
 
+def mark_of(spark) -> str | None:
+    """The mark the session's commits carry now (None: no block marks them): for commits
+    this process writes itself (``rs_commit``), which the setting does not reach."""
+    with _MARKING_LOCK:
+        return MARK if id(spark) in _MARKING else None
+
+
 @dataclass(frozen=True)
 class Commit:
     version: int

@@ -8,8 +8,8 @@ runner's closes) first takes the view's lease with a MERGE that succeeds only wh
 row is free, expired or already its own, then reads the row back: whoever's name is there
 holds it. Two MERGEs racing for the row both read its file, so Delta lets one commit and
 the other fail with a concurrent-modification error; that one retries and finds the row
-taken. Where the driver can commit to the table itself (``arrow_commit``: a classic
-session, a local home) the same compare-and-set runs without a Spark job: the driver reads
+taken. Where the driver can commit to the table itself (``arrow_commit``: a local home, on
+a classic session or a Spark Connect one whose server shares this machine's files) the same compare-and-set runs without a Spark job: the driver reads
 the few rows, decides, and commits their replacement in a transaction that read the whole
 table, so a commit by anyone since conflicts in the same way.
 

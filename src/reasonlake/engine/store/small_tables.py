@@ -49,6 +49,11 @@ def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None
         state = json.loads((log / f"{latest:020d}.crc").read_text())
         files, meta = state["allFiles"], state["metadata"]
         fields = json.loads(meta["schemaString"])["fields"]
+    except FileNotFoundError:  # a commit of delta-rs (``rs_commit``): it writes no checksum
+        state = _state_from_delta_rs(folder, latest)
+        if state is None:
+            return None
+        files, meta, fields = state["allFiles"], state["metadata"], state["fields"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if meta.get("partitionColumns") or any(k.startswith("delta.columnMapping") for k in meta.get("configuration") or {}):
@@ -60,6 +65,25 @@ def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None
         return None
     wanted = columns or [f["name"] for f in fields]
     return [Row(**dict(zip(wanted, values))) for values in _read(folder, files, wanted, types)]
+
+
+def _state_from_delta_rs(folder: Path, version: int) -> dict | None:
+    """What the checksum would say of ``version`` (files, metadata, fields), from delta-rs's
+    replay of the log; None where it cannot say or a file has a deletion vector."""
+    try:
+        import deltalake
+        import pyarrow as pa
+
+        table = deltalake.DeltaTable(str(folder), version=version)
+        if "deletionVectors" in (table.protocol().reader_features or ()):
+            return None
+        meta = table.metadata()
+        paths = pa.table(table.get_add_actions(flatten=True)).column("path").to_pylist()
+        return {"allFiles": [{"path": p} for p in paths], "numFiles": len(paths),
+                "metadata": {"partitionColumns": list(meta.partition_columns), "configuration": dict(meta.configuration)},
+                "fields": json.loads(table.schema().to_json())["fields"]}
+    except Exception:  # anything delta-rs does not read: Spark reads it
+        return None
 
 
 def _read(folder: Path, files: list[dict], columns: list[str], types: dict[str, str]):
@@ -88,12 +112,12 @@ def local_folder(spark, path: str) -> Path | None:
     reader not turned off (``REASONLAKE_SMALL_TABLES=0``), and a session that sees this
     machine's files."""
     folder = local_path(path)
-    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not _sees_our_files(spark):
+    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not sees_our_files(spark):
         return None
     return folder
 
 
-def _sees_our_files(spark) -> bool:
+def sees_our_files(spark) -> bool:
     """A classic session shares this machine's files; a Spark Connect session only when its
     server is on this machine (the loopback address): a remote server's "local" path may
     name another machine's folder."""
