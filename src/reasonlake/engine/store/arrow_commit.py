@@ -160,7 +160,7 @@ def _partition_value(value) -> str:
     return text
 
 
-def planned_files(table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
+def _planned_files(table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
     """(partition values, rows without the partition columns) per file to write; checked
     before anything is written."""
     data = [f for f in table.fields if f["name"] not in table.partitions]
@@ -241,7 +241,7 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     table = _open(spark, path)
     if txn is not None and _known_version(table, txn[0]) >= txn[1]:
         return None
-    planned = planned_files(table, typed(table, frame))
+    planned = _planned_files(table, typed(table, frame))
     actions = _write_files(table, planned)
     metrics = _added_metrics(actions)
     if txn is not None:
@@ -261,8 +261,8 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
 
         return rs_commit.replace_partitions(spark, path, frame, column=column, replaced=replaced, predicate=predicate)
     table = _open(spark, path)
-    planned = planned_files(table, typed(table, frame))
-    outside_partitions(table, planned, path, column, replaced, predicate)
+    planned = _planned_files(table, typed(table, frame))
+    outside_partitions(table, [values[column] for values, _ in planned], path, column, replaced, predicate)
     jvm, _ = _jvm(spark)
     # Every file is read into the transaction, so a commit by anyone else since its
     # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
@@ -279,14 +279,14 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
 
 
-def outside_partitions(table, planned, path: str, column: str, replaced, predicate: str) -> None:
-    """Raises unless the table is partitioned by ``column`` alone (Unusable) and every
-    planned file lies in a replaced partition (ValueError)."""
+def outside_partitions(table, values, path: str, column: str, replaced, predicate: str) -> None:
+    """Raises unless the table is partitioned by ``column`` alone (Unusable) and each of
+    the rows' partition ``values`` is a replaced one (ValueError)."""
     if table.partitions != [column]:
         raise Unusable(f"{path} is not partitioned by {column} alone")
-    for values, _ in planned:
-        if not replaced(int(values[column])):
-            raise ValueError(f"{path}: rows of partition {column}={values[column]} outside '{predicate}'")
+    for value in values:
+        if not replaced(int(value)):
+            raise ValueError(f"{path}: rows of partition {column}={value} outside '{predicate}'")
 
 
 def rewrite_small(spark, path: str, change):
@@ -323,7 +323,7 @@ def rewrite_small(spark, path: str, change):
     removes = [json.dumps({"remove": {
         "path": f["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
         "partitionValues": f.get("partitionValues") or {}, "size": f["size"]}}) for f in listed]
-    adds = _write_files(table, planned_files(table, typed(table, new)))
+    adds = _write_files(table, _planned_files(table, typed(table, new)))
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
                "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}
     _commit(spark, table, [*removes, *adds], "Overwrite", None, metrics)

@@ -9,9 +9,10 @@ row is free, expired or already its own, then reads the row back: whoever's name
 holds it. Two MERGEs racing for the row both read its file, so Delta lets one commit and
 the other fail with a concurrent-modification error; that one retries and finds the row
 taken. Where the driver can commit to the table itself (``arrow_commit``: a local home, on
-a classic session or a Spark Connect one whose server shares this machine's files) the same compare-and-set runs without a Spark job: the driver reads
-the few rows, decides, and commits their replacement in a transaction that read the whole
-table, so a commit by anyone since conflicts in the same way.
+a classic session or a Spark Connect one whose server shares this machine's files) the
+same compare-and-set runs without a Spark job: the driver reads the few rows, decides, and
+commits their replacement in a transaction that read the whole table (or, through
+delta-rs, only as the very next version), so a commit by anyone since conflicts the same.
 
 A lease lasts ``REASONLAKE_LEASE_SECONDS`` (default 60) and the holder renews it from a
 background thread while it writes, so a killed holder blocks the view for at most that

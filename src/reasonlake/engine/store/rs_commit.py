@@ -33,7 +33,6 @@ from reasonlake.engine.store.arrow_commit import (
     checked_fields,
     local_path,
     outside_partitions,
-    planned_files,
     typed,
 )
 
@@ -105,7 +104,7 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     partition predicate, which removes those partitions' files whole."""
     table = _open(spark, path)
     rows = typed(table, frame)
-    outside_partitions(table, planned_files(table, rows), path, column, replaced, predicate)
+    outside_partitions(table, rows.get_column(column).unique().to_list(), path, column, replaced, predicate)
     return _write(spark, table, rows, "overwrite", predicate=predicate)
 
 
