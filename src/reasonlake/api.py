@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from reasonlake.declare.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
-from reasonlake.declare.view import load_view, parse_retention  # noqa: F401 (for the CLI)
+from reasonlake.declare.view import RETAIN_ZERO, load_view, parse_retention  # noqa: F401 (for the CLI)
 from reasonlake.plan.windows import NEVER  # noqa: F401 (for the CLI)
 
 
@@ -115,6 +115,12 @@ class Lakehouse:
 
         return server.running(self._root)
 
+    def server_unanswering(self):
+        """The home's server process if it is alive but not answering, or None."""
+        from reasonlake.engine.store import server
+
+        return server.unanswering(self._root)
+
     def init(self, *, catalog: str | None = None, schema: str = "reasonlake",
              allow_ontologies=None) -> list[str]:
         """Create or migrate the home; with ``catalog``, keep ``catalog.schema`` in the home
@@ -147,16 +153,19 @@ class Lakehouse:
         return [create_view(self.home, c, now=now_ms()) for c in checked]
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False,
-               progress=None) -> list:
+               only_new_items: bool = False, progress=None) -> list:
         """Files, folders, globs (plain paths, read here) and URIs of any file system the
         session reads (``s3a://``, ``abfss://``, ``dbfs:/``, ``file:``: read by the executors).
+        A file holding items that a file of its name put in the stream before is refused,
+        unless ``only_new_items`` (those are left out: a file whose quarantined rows were
+        fixed adds only their items) or ``allow_duplicate`` (all of it goes in again).
         ``progress(done, total, what)``: called per file (``engine.progress``); one
         ``ingest.IngestReport`` per file."""
         from reasonlake.engine.ingest import ingest_paths
 
         self.home.require_init()
         return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate,
-                            progress=progress)
+                            only_new=only_new_items, progress=progress)
 
     def ingest_frame(self, stream: str, frame, *, name: str = "dataframe",
                      allow_duplicate: bool = False):
@@ -221,7 +230,7 @@ class Lakehouse:
         Every name is registered as a temporary view of the session, at the last published
         close (``sql_tables`` lists them); with ``only_named``, only the names the query
         mentions (a one-shot command: each name costs a Delta log read)."""
-        from reasonlake.engine import read
+        from reasonlake.engine import read, sql_plan
         from reasonlake.engine.sql_guard import check_read_only
         from reasonlake.engine.store.session import DeferredSession
 
@@ -230,6 +239,8 @@ class Lakehouse:
             self.home.spark.start_in_background()
         self.home.require_init()
         self.sql_tables = read.register_sql_views(self.home, query if only_named else None)
+        statement = sql_plan.inner_statement(query)
+        sql_plan.check_plan(sql_plan.parsed_plan(self.spark, statement), self.home.root)
         return self.spark.sql(query)
 
     def history(self, name: str) -> list:
@@ -258,23 +269,25 @@ class Lakehouse:
                                   run="validate", docs=docs, violations_version=record.violations_version)
 
     def violations(self, name: str, *, close: int | None = None):
-        """The violations live at a close (default: the last processed one), decoded."""
+        """The violations live at a close (default: the last processed one), decoded; None
+        for a view whose profile has no violation rules (it has no violations table). The
+        close is checked as ``export`` checks it, whatever the profile."""
         from reasonlake.engine import read
-        from reasonlake.engine.store import state
+        from reasonlake.engine.store import retention, state
         from reasonlake.engine.store import violations_table as violations
 
         self.home.require_init()
         self.home.view(name)
         history = state.lineage(self.home, name)
-        if not history or not violations.exists(self.home, name):
-            return None, history[-1].close if history else None
-        record, at = read.pick(self.home, name, close, None)
-        from reasonlake.engine.store import retention
-
-        version = record.violations_version
+        if not history and close is None:
+            return None, None
+        record, at = read.pick(self.home, name, close, None)  # the errors export gives
         if record != history[-1]:
             retention.check_readable(self.home, name, record.version, at)
-        elif version is not None:
+        if not violations.exists(self.home, name):
+            return None, at
+        version = record.violations_version
+        if record == history[-1] and version is not None:
             version = retention.pinned(self.home, violations.path(self.home, name), version)
         return violations.decoded(self.home, name, at, version), at
 
@@ -394,13 +407,15 @@ def view_rules(view) -> tuple:
     return decl, compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
 
 
-def check_ingest(stream: str, paths: list[str], ts: int | None) -> None:
-    """Every check of an ingest's arguments that needs no Spark: the stream name, and each
-    local file's name and readability (URIs are read by the executors)."""
-    from reasonlake.engine.ingest import check_stream_name
+def check_ingest(stream: str, paths: list[str], ts: int | None, *, allow_duplicate: bool = False,
+                 only_new_items: bool = False) -> None:
+    """Every check of an ingest's arguments that needs no Spark: the flags, the stream name,
+    and each local file's name and readability (URIs are read by the executors)."""
+    from reasonlake.engine.ingest import check_flags, check_stream_name
     from reasonlake.engine.inputs import is_uri, local_files
     from reasonlake.parse.formats import check_readable
 
+    check_flags(allow_duplicate, only_new_items)
     check_stream_name(stream)
     for arg in paths:
         if not is_uri(arg):

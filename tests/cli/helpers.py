@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import write
@@ -29,6 +32,18 @@ def simple_view(tmp: Path, name="v", stream="s", width="4s", slide="1s", profile
         f"name: {name}\nstream: {stream}\nontology: [{name}.ttl]\nprofile: {profile}\n"
         f"window: {{width: {width}, slide: {slide}, start: 0}}\n",
     )
+
+
+def run_without_java(home: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """``reasonlake --home HOME ARGS`` in a process of its own where no JVM can start
+    (JAVA_HOME points nowhere, no ``java`` on the PATH): a command that needs Spark fails
+    there, one answered from the home's files does not."""
+    paths = os.environ["PATH"].split(os.pathsep)
+    env = dict(os.environ, JAVA_HOME=str(tmp / "no-java"),
+               PATH=os.pathsep.join(p for p in paths if not os.path.exists(os.path.join(p, "java"))))
+    env.pop("SPARK_REMOTE", None)
+    return subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", str(home), *args],
+                          env=env, capture_output=True, text=True, timeout=300)
 
 
 def violations(cli, view: str, *args: str) -> set[tuple[str, frozenset[tuple[str, str | None]]]]:

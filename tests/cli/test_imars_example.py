@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from tests.cli.helpers import EX, jsonl
 from tests.conftest import write
 
 SIOC = "http://rdfs.org/sioc/ns#"
@@ -106,3 +109,32 @@ def test_window_boundaries(cli, tmp_path):
     cli("slide", "bounds", "--until", "8000")
     subjects = {line.split()[0] for line in cli("export", "bounds", "--close", "8000").splitlines()}
     assert subjects == {ex("x5"), ex("x7"), ex("x8")}
+
+
+@pytest.mark.parametrize("window, close", [
+    ("{width: 4s, slide: 1s, start: 0}", 8000),       # sliding
+    ("{width: 4s, slide: 4s, start: 250}", 8250),     # tumbling, a start that is no multiple of a second
+    ("{width: 3500ms, slide: 1s, start: -300}", 7200),  # a width that is no multiple of the slide
+])
+def test_window_edges_to_the_millisecond(cli, tmp_path, window, close):
+    """At close c of width w the window holds c - w < ts <= c, to the millisecond: an item at
+    the opening is out, one a millisecond later in (and what it derives, with its origin),
+    one at the close in, one a millisecond after it out."""
+    width = {8000: 4000, 8250: 4000, 7200: 3500}[close]
+    opening = close - width
+    view = write(tmp_path / "e.yaml",
+                 "name: edges\nstream: s\nontology: [e.ttl]\nprofile: rdfs\n"
+                 f"window: {window}\n")
+    write(tmp_path / "e.ttl", f"<{EX}p> <http://www.w3.org/2000/01/rdf-schema#domain> <{EX}Thing> .\n")
+    events = [(ex(f"x{t}"), ex("p"), ex("y"), t) for t in (opening, opening + 1, close, close + 1)]
+    cli("view", "create", str(view))
+    cli("ingest", "s", str(jsonl(tmp_path / "s.jsonl", events)))
+    cli("slide", "edges", "--until", str(close))
+    lines = cli("export", "edges", "--close", str(close)).splitlines()
+    subjects = {line.split()[0] for line in lines}
+    assert subjects == {ex(f"x{opening + 1}"), ex(f"x{close}")}, lines
+    origins = dict(
+        (row["subject"], row["origin"]) for row in map(json.loads, cli(
+            "sql", f"SELECT subject, unix_millis(origin) AS origin FROM edges WHERE object = '{ex('Thing')}'",
+            "--format", "json").splitlines()))
+    assert origins == {ex(f"x{opening + 1}"): opening + 1, ex(f"x{close}"): close}

@@ -114,3 +114,50 @@ def test_suite_passes_over_spark_connect(server_home, suite, count):
     passed = int(re.search(r"(\d+) passed", run.stdout).group(1))
     assert "skipped" not in run.stdout.splitlines()[-1], tail
     assert passed == count, tail
+
+
+def _run(home: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", home, *args],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+
+
+@pytest.mark.minutes(1)
+def test_sql_over_the_server_is_read_only_and_the_server_keeps_serving(server_home):
+    """Over the command server the query is checked on the plan the server parses (EXPLAIN):
+    a call into the JVM is refused, with one line on stderr, and the server still answers."""
+    root, found = server_home
+    assert _run(root, "init").returncode == 0  # as the example left it, or made now (-k)
+    for query, says in [("SELECT java_method('java.lang.System', 'exit', 7)", "java_method() is not allowed"),
+                        ("SELECT reflect('java.lang.System', 'getProperty', 'user.dir') AS x", "reflect() is not allowed")]:
+        run = _run(root, "sql", query)
+        assert run.returncode == 1 and says in run.stderr and "RL190" in run.stderr, run.stderr
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert _run(root, "server", "status").stdout.startswith(f"running: {found.url}")
+    answered = _run(root, "sql", "SELECT 1.5, 'x.y' AS `a.b`", "--format", "csv")
+    assert answered.returncode == 0 and answered.stdout.splitlines() == ["1.5,a.b", "1.5,x.y"], answered
+
+
+@pytest.mark.minutes(2)
+def test_a_server_whose_jvm_dies_goes_and_says_so(tmp_path):
+    """The JVM under the command server killed: the wrapper process exits and forgets the
+    home's state file, so `server status` and `server stop` tell the truth."""
+    import signal
+    import time
+
+    from reasonlake.engine.store import server
+
+    root = str(tmp_path / "lake")
+    found, _ = server.start(root)
+    children = subprocess.run(["pgrep", "-P", str(found.pid)], capture_output=True, text=True).stdout.split()
+    java = [pid for pid in children if "java" in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")]
+    assert java, f"no JVM under the server's process {found.pid}: {children}"
+    os.kill(int(java[0]), signal.SIGKILL)
+    deadline = time.monotonic() + 120
+    while server.recorded(root) is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    log = (tmp_path / "lake" / server.LOG_FILE).read_text(errors="replace")[-2000:]
+    assert server.recorded(root) is None, f"the state file outlived the server's JVM; its log:\n{log}"
+    assert "the server's JVM exited" in log
+    assert not os.path.exists(f"/proc/{found.pid}") or open(f"/proc/{found.pid}/stat").read().split()[2] == "Z"
+    assert _run(root, "server", "status").stdout.strip() == "not running"
+    assert _run(root, "server", "stop").stdout.strip() == "no server was running"

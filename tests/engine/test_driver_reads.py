@@ -5,13 +5,9 @@ at volume writes them) at each of its versions; and a fresh `reasonlake` process
 `history` and `export` of a local home without starting Spark."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pyarrow as pa
 
-from tests.cli.helpers import TYPE, ex, jsonl
+from tests.cli.helpers import TYPE, ex, jsonl, run_without_java
 from tests.conftest import write
 
 PREFIXES = ("@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
@@ -89,13 +85,9 @@ def test_a_fresh_process_answers_history_and_export_without_starting_spark(cli, 
     _view(cli, tmp_path)
     cli("slide", "d", "--until", "4000")
     expected = cli("export", "d")
-    env = dict(os.environ, JAVA_HOME=str(tmp_path / "no-java"), PATH=os.pathsep.join(
-        p for p in os.environ["PATH"].split(os.pathsep) if not os.path.exists(os.path.join(p, "java"))))
-    env.pop("SPARK_REMOTE", None)
 
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", str(cli.home), *args],
-                              env=env, capture_output=True, text=True, timeout=120)
+        return run_without_java(cli.home, tmp_path, *args)
 
     export = run("export", "d")
     assert export.returncode == 0 and export.stdout == expected, export.stderr[-2000:]

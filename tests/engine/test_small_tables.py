@@ -30,6 +30,25 @@ def test_rows_equal_sparks_across_a_column_added_later(spark, tmp_path):
     assert small_tables.latest_commit(spark, path)[0] == 3
 
 
+def test_a_table_of_more_files_than_its_checksum_lists_is_read_from_its_log(spark, tmp_path):
+    """Delta lists a version's files in its checksum only up to 50, and view_state gains one
+    a close: past that, the files come from the log's last checkpoint and the commits after it."""
+    path = str(tmp_path / "many")
+    spark.sql(f"CREATE TABLE delta.`{path}` (name STRING, n BIGINT) USING DELTA "
+              "TBLPROPERTIES ('delta.checkpointInterval' = '2')")
+    rows = spark.range(0, 120).selectExpr("CAST(id AS STRING) AS name", "id AS n")
+    rows.repartition(60).write.format("delta").mode("append").save(path)  # 60 files in one commit
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES ('checkpointed', 120)")  # version 2: a checkpoint
+    spark.sql(f"INSERT INTO delta.`{path}` VALUES ('after it', 121)")
+    log = tmp_path / "many" / "_delta_log"
+    assert "allFiles" not in json.loads((log / f"{3:020d}.crc").read_text()), "the checksum lists the files"
+    assert (log / f"{2:020d}.checkpoint.parquet").exists()
+    read = small_tables.rows(spark, path, ["name", "n"])
+    assert read is not None, "a plain table of many files was left to Spark"
+    assert sorted(map(tuple, read)) == sorted(map(tuple, _spark_rows(spark, path, ["name", "n"])))
+    assert len(read) == 122
+
+
 def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path, monkeypatch):
     missing = str(tmp_path / "none")
     with pytest.raises(FileNotFoundError):

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import argparse
 import functools
+import re
 import sys
+
+# A negative duration or time (-1h, -P1D, -1000): argparse reads all but a plain number as an option
+_NEGATIVE_VALUE = re.compile(r"-(?:\d|[Pp][Tt]?\d)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -12,6 +16,43 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(1, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        given = sys.argv[1:] if args is None else list(args)
+        return super().parse_args(_attach_negative_values(given, one_value_options(self)), namespace)
+
+
+def one_value_options(parser: argparse.ArgumentParser) -> set[str]:
+    """The long options that take one value, of the parser and its sub-commands."""
+    found = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= one_value_options(sub)
+        elif action.nargs is None:
+            found.update(o for o in action.option_strings if o.startswith("--"))
+    return found
+
+
+def _attach_negative_values(args: list[str], options: set[str]) -> list[str]:
+    """``--retain -1h`` as ``--retain=-1h``. argparse takes a value such as ``-1h`` for an
+    option of its own and answers with its usage line; attached, the value reaches the
+    command, whose error names the flag and says what to give instead."""
+    attached: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg == "--":  # everything after it is positional, as argparse reads it
+            attached += [arg, *rest]
+            break
+        if arg in options:
+            value = next(rest, None)
+            if value is not None and _NEGATIVE_VALUE.match(value):
+                attached.append(f"{arg}={value}")
+                continue
+            attached += [arg] if value is None else [arg, value]
+            continue
+        attached.append(arg)
+    return attached
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,7 +102,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="files, folders, globs, or URIs (s3a://, abfss://, dbfs:/, file:) read by Spark")
     ingest.add_argument("--ts", type=str, help="time of a .nt/.ttl file (one event)")
     ingest.add_argument("--strict", action="store_true", help="exit 1 if any row was quarantined")
-    ingest.add_argument("--allow-duplicate-file", action="store_true")
+    ingest.add_argument("--allow-duplicate-file", action="store_true",
+                        help="ingest a file again whole: content or items already ingested go in once more")
+    ingest.add_argument("--only-new-items", action="store_true",
+                        help="of a file ingested before under the same name (its quarantined rows since fixed), "
+                             "add only the items not yet ingested from it")
 
     run = sub.add_parser("run", help="keep views up to date from a folder of stream files or a Kafka topic "
                                       "(Structured Streaming)", parents=[verb_home, writer])
@@ -152,8 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     vacuum = sub.add_parser("vacuum", help="remove the files of closes older than the views' retention")
     vacuum.add_argument("views", nargs="*", metavar="VIEW", help="views (default: every view)")
     vacuum.add_argument("--retain", type=str, metavar="DURATION",
-                        help="keep closes readable this long (default: each view's retain, else 7d); "
-                             "0s keeps only the latest close")
+                        help="keep closes readable this long, e.g. 7d, P30D, P1Y (an ISO year counts 365 "
+                             "days, a month 30; default: each view's retain, else 7d); 0s keeps only the "
+                             "latest close")
     server = sub.add_parser("server", help="a Spark Connect server for the home: commands answer in seconds")
     server.add_argument("action", choices=["start", "stop", "status"])
     server.add_argument("--port", type=int, help="its port on 127.0.0.1 (default: a free one)")

@@ -56,24 +56,33 @@ def view(args) -> int:
 
 def ingest(args) -> int:
     ts = _time(args.ts) if args.ts else None
-    api.check_ingest(args.stream, args.files, ts)  # every check that needs no Spark, before it starts
+    # every check that needs no Spark, before it starts
+    api.check_ingest(args.stream, args.files, ts, allow_duplicate=args.allow_duplicate_file,
+                     only_new_items=args.only_new_items)
     lake = _lakehouse(args)
     with progress_bar(f"ingest {args.stream}", " files", quiet=args.quiet) as progress:
         reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file,
-                              progress=progress)
+                              only_new_items=args.only_new_items, progress=progress)
     _warn_if_unread(lake, args.stream)
     quarantined = 0
     for report in reports:
-        print(f"{report.file}: {report.items} items, {report.quarantined} quarantined (ingest #{report.seq})")
+        if report.nothing_new:
+            print(f"{report.file}: nothing new (this content went in as ingest #{report.seq})")
+            continue
+        left_out = f"; {report.already} items already ingested from it left out" if report.already else ""
+        print(f"{report.file}: {report.items} items, {report.quarantined} quarantined (ingest #{report.seq}{left_out})")
         for line, raw, reason in report.reasons:
             print(f"  quarantined {report.file}:{line}: {reason} | {raw[:200]}")
+        if report.advice:
+            print(f"  {report.advice}")
         for note in report.notes:
             print(f"  note: {report.file}: {note}")
         quarantined += report.quarantined
     if quarantined and args.strict:
         raise QuarantinedRowsError(
             f"{quarantined} row(s) went to quarantine (listed above; query them with "
-            "`reasonlake sql \"SELECT * FROM rl_quarantine\"`); the valid rows were ingested"
+            "`reasonlake sql \"SELECT * FROM rl_quarantine\"`); the valid rows were ingested: fix the rows and "
+            "ingest the files again with --only-new-items to add only their items"
         )
     return 0
 
@@ -89,8 +98,7 @@ def _warn_if_unread(lake: Lakehouse, stream: str) -> None:
 
 
 def run(args) -> int:
-    no_wait = args.lateness.strip() in ("0", "0s", "0ms")
-    lateness = 0 if no_wait else api.parse_duration(args.lateness, what="--lateness")
+    lateness = api.parse_duration(args.lateness, what="--lateness", zero="a close waits for no late event")
     ts = _time(args.ts) if args.ts else None
     trigger = args.trigger.strip()
     if trigger != "available-now" and not any(c.isdigit() for c in trigger):
@@ -205,8 +213,9 @@ def vacuum(args) -> int:
     retain = api.parse_retention(args.retain, what="--retain") if args.retain is not None else None
     for done in _lakehouse(args).vacuum(args.views, retain_ms=retain):
         default = retain is None and done.retain_ms == api.default_retain_ms()
-        print(f"view {done.view}: vacuumed {done.tables} table(s); closes stay readable for "
-              f"{show.duration(done.retain_ms)}" + (" (Delta's default)" if default else ""))
+        kept = (api.RETAIN_ZERO if done.retain_ms == 0 else
+                f"closes stay readable for {show.duration(done.retain_ms)}" + (" (Delta's default)" if default else ""))
+        print(f"view {done.view}: vacuumed {done.tables} table(s); {kept}")
     return 0
 
 
@@ -392,9 +401,16 @@ def server(args) -> int:
         print(f"stopped (pid {found.pid})" if found else "no server was running")
     else:
         found = lake.server()
-        print(f"running: {found.url} (pid {found.pid}, since {format_time(int(found.started * 1000))})"
-              if found else "not running")
-        return 0 if found else 3
+        if found:
+            print(f"running: {found.url} (pid {found.pid}, since {format_time(int(found.started * 1000))})")
+            return 0
+        stuck = lake.server_unanswering()
+        if stuck:
+            print(f"not answering: pid {stuck.pid} is alive but nothing answers on {stuck.url}; "
+                  "`reasonlake server stop` ends it")
+            return 3
+        print("not running")
+        return 3
     return 0
 
 

@@ -293,10 +293,11 @@ def _retain(path: Path, raw: dict) -> int | None:
 
 
 def parse_retention(value, *, what: str) -> int:
-    """A retention in ms: a duration, or 0 (only the latest close stays readable)."""
-    if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip() in ("0", "0s", "0ms"):
-        return 0
-    return parse_duration(value, what=what)
+    """A retention in ms: a duration, or zero in any spelling (only the latest close stays readable)."""
+    return parse_duration(value, what=what, zero=RETAIN_ZERO)
+
+
+RETAIN_ZERO = "only the latest close stays readable"
 
 
 def _flag(path: Path, raw: dict, key: str, default: bool) -> bool:

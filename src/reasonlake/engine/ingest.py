@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine import admit, faults, ingest_log
+from reasonlake.engine import admit, already_ingested, faults, ingest_log
 from reasonlake.engine.ingest_log import IngestReport
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.store import arrow_commit, lease, table_cache
@@ -25,7 +25,7 @@ from reasonlake.engine.store.dictionary import (
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import EVENT_SCHEMA, INGEST_SCHEMA, QUARANTINE_SCHEMA
 from reasonlake.engine.timing import step
-from reasonlake.errors import DuplicateFileError, IngestError
+from reasonlake.errors import DuplicateFileError, IngestError, UsageError
 from reasonlake.parse.formats import parse_file
 
 DAY_MS = 86_400_000
@@ -50,18 +50,46 @@ class _Read:
     sha: str
     previous: int  # earlier ingests of this content into the stream (--allow-duplicate-file)
     parsed: object  # parse.formats.ParsedFile
+    # the ingests of a file of this name it was compared with (None: not compared,
+    # --allow-duplicate-file), checked again under the ingest lease
+    earlier: tuple[int, ...] | None = None
+    fresh: pl.DataFrame | None = None  # --only-new-items: the items not ingested from it yet
+    notes: tuple[str, ...] = ()
+
+    def frame(self) -> pl.DataFrame:
+        return self.fresh if self.fresh is not None else self.parsed.frame()
+
+    @property
+    def count(self) -> int:
+        return self.fresh.height if self.fresh is not None else self.parsed.count
+
+    @property
+    def already(self) -> int:
+        return self.parsed.count - self.count
 
 
-def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None) -> _Read:
+def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None, *, allow_duplicate: bool,
+          only_new: bool, outcome: str) -> _Read:
     """One plain file parsed (its content already checked against the ingests by
-    ``_check_new``, unless duplicates are allowed)."""
+    ``_check_new``, unless duplicates are allowed), and compared with the earlier ingests of
+    its name: stopped if it holds items of theirs (unless ``only_new``: those are left out)."""
     if not path.is_file():
         raise IngestError(f"{path}: no such file")
     sha = sha or sha256_of(path)
-    before = ingest_log.earlier(ingest_log.ingests(home), stream, sha)
+    ingested = ingest_log.ingests(home)
+    before = ingest_log.earlier(ingested, stream, sha)
     with step("ingest: parse"):
         parsed = parse_file(path, ts=ts, file_key=sha[:12])
-    return _Read(path, sha, before.height, parsed)
+    if allow_duplicate:
+        return _Read(path, sha, before.height, parsed)
+    seqs = already_ingested.earlier(ingested, stream, str(path))
+    if not seqs:
+        return _Read(path, sha, before.height, parsed, earlier=seqs)
+    with step("ingest: earlier items"):
+        fresh, found = already_ingested.in_driver(home, stream, str(path), seqs, parsed.frame(), sha[:12])
+    notes = already_ingested.check(found, stream, only_new=only_new, ts=ts, outcome=outcome)
+    # without --only-new-items nothing of it went in before: all of it goes in, as its own
+    return _Read(path, sha, before.height, parsed, earlier=seqs, fresh=fresh if only_new else None, notes=notes)
 
 
 def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
@@ -80,6 +108,10 @@ def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: b
         before = ingest_log.earlier(ingested, stream, f.sha)
         if before.height > f.previous and not allow_duplicate:
             raise ingest_log.duplicate(f.path, stream, before, meanwhile=True, outcome="this batch was not ingested")
+        if f.earlier is not None:  # and one of a file of the same name, which it was compared with
+            now = already_ingested.earlier(ingested, stream, str(f.path))
+            if now != f.earlier:
+                raise already_ingested.changed_meanwhile(str(f.path), stream, now, outcome="this batch was not ingested")
     first_seq = ingest_log.next_seq(ingested)
     seqs = [first_seq + n for n in range(len(files))]
     txn = _txn(stream, files)
@@ -90,13 +122,14 @@ def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: b
     if rejected:
         arrow_commit.append_rows(home.spark, home.path("quarantine"), rejected, QUARANTINE_SCHEMA, txn=txn)
     before = table_cache.latest_commit(home.spark, home.path("ingests"))
-    records = [(seq, stream, str(f.path), f.sha, f.parsed.count, len(f.parsed.rejected))
+    records = [(seq, stream, str(f.path), f.sha, f.count, len(f.parsed.rejected))
                for f, seq in zip(files, seqs)]
     arrow_commit.append_rows(home.spark, home.path("ingests"), records, INGEST_SCHEMA, txn=txn)
     ingest_log.committed(home, ingested, before, records)
     return [IngestReport(
-        file=str(f.path), seq=seq, items=f.parsed.count, quarantined=len(f.parsed.rejected),
-        reasons=tuple((r.line, r.raw, r.reason) for r in f.parsed.rejected), notes=f.parsed.notes,
+        file=str(f.path), seq=seq, items=f.count, quarantined=len(f.parsed.rejected),
+        reasons=tuple((r.line, r.raw, r.reason) for r in f.parsed.rejected), notes=f.parsed.notes + f.notes,
+        already=f.already,
     ) for f, seq in zip(files, seqs)]
 
 
@@ -109,9 +142,8 @@ def _txn(stream: str, files: list[_Read]) -> tuple[str, int]:
 
 
 def _commit_events(home: Home, stream: str, files: list[_Read], seqs: list[int], txn: tuple[str, int]) -> None:
-    frames = [f.parsed.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"),
-                                            pl.lit(str(f.path)).alias("file"))
-              for f, seq in zip(files, seqs) if f.parsed.count]
+    frames = [f.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"), pl.lit(str(f.path)).alias("file"))
+              for f, seq in zip(files, seqs) if f.count]
     if not frames:
         return
     # Terms are encoded once, here, so every view over the stream admits plain ids; the ids
@@ -138,22 +170,27 @@ def _commit_events(home: Home, stream: str, files: list[_Read], seqs: list[int],
 
 
 def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = None,
-                 allow_duplicate: bool = False, progress: Progress | None = None) -> list[IngestReport]:
+                 allow_duplicate: bool = False, only_new: bool = False,
+                 progress: Progress | None = None) -> list[IngestReport]:
     """Files, folders, globs and URIs (``inputs``): plain paths are read and parsed here, file
     by file; URIs are read and parsed by the executors, all in one call. Every argument is
     resolved, every file's type checked and every plain file's content checked against the
     ingests before anything is written; a failure after that (a crash, a disk) names the
-    files already committed, which a re-run finds ingested. ``progress``: told of each plain
-    file parsed, and of the URIs once they are written."""
+    files already committed, which a re-run finds ingested. A file that holds items a file
+    of its name put in the stream before stops the call, unless ``only_new`` (those items
+    are left out: a file whose quarantined rows were fixed adds only their items) or
+    ``allow_duplicate`` (all of it goes in again). ``progress``: told of each plain file
+    parsed, and of the URIs once they are written."""
     from reasonlake.engine import inputs, spark_ingest
     from reasonlake.parse.formats import check_readable
 
+    check_flags(allow_duplicate, only_new)
     check_stream_name(stream)
     files = inputs.resolve(home.spark, list(args))
     for f in files:
         check_readable(f.name, ts)
     plain = [Path(f.name) for f in files if not f.uri]
-    digests = _check_new(home, stream, plain) if not allow_duplicate else {}
+    digests, unchanged = _check_new(home, stream, plain, only_new) if not allow_duplicate else ({}, {})
     steps = Steps(progress, len(files)).start()
     reports: list[IngestReport] = []
     batch: list[_Read] = []
@@ -161,7 +198,12 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     try:
         # files parsed one by one, committed together up to BATCH_BYTES of input
         for path in plain:
-            batch.append(_read(home, stream, path, ts, digests.get(path)))
+            if path in unchanged:  # nothing new to add (--only-new-items)
+                steps.advance(path.name)
+                continue
+            outcome = "nothing of this call was ingested" if not reports else "it was not ingested"
+            batch.append(_read(home, stream, path, ts, digests.get(path), allow_duplicate=allow_duplicate,
+                               only_new=only_new, outcome=outcome))
             steps.advance(path.name)
             size += path.stat().st_size
             if size >= BATCH_BYTES:
@@ -175,11 +217,19 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     if uris:
         try:
             parsed = spark_ingest.parse_uris(home, uris, ts)
-            reports += spark_ingest.write(home, stream, parsed, allow_duplicate=allow_duplicate)
+            reports += spark_ingest.write(home, stream, parsed, allow_duplicate=allow_duplicate, only_new=only_new,
+                                          by_file_name=True, ts=ts)
             steps.advance(f"{len(uris)} URI(s)", n=len(uris))
         except IngestError as exc:
             raise _partial(exc, reports) from exc
-    return reports
+    order = {f.name if f.uri else str(Path(f.name)): n for n, f in enumerate(files)}
+    return sorted(reports + list(unchanged.values()), key=lambda r: order.get(r.file, len(order)))
+
+
+def check_flags(allow_duplicate: bool, only_new: bool) -> None:
+    if only_new and allow_duplicate:
+        raise UsageError("--only-new-items and --allow-duplicate-file: give one (the first leaves out the items "
+                         "already ingested from a file of the same name, the second ingests all of them again)")
 
 
 def check_stream_name(stream: str) -> None:
@@ -191,16 +241,25 @@ def check_stream_name(stream: str) -> None:
             "digit (the name in the 'stream' field of the views that read it)")
 
 
-def _check_new(home: Home, stream: str, paths: list[Path]) -> dict[Path, str]:
-    """Each file's content not ingested into ``stream`` before, nor twice in this call; the
-    files' digests."""
+def _check_new(home: Home, stream: str, paths: list[Path],
+               only_new: bool) -> tuple[dict[Path, str], dict[Path, IngestReport]]:
+    """Each file's content not ingested into ``stream`` before, nor twice in this call: the
+    files' digests. With ``only_new``, content ingested before under the file's own name has
+    nothing new to add: those files are left out, with their reports."""
     ingested = ingest_log.ingests(home)
     seen: dict[str, Path] = {}
+    unchanged: dict[Path, IngestReport] = {}
     for path in paths:
         if not path.is_file():
             raise IngestError(f"{path}: no such file")
         sha = sha256_of(path)
         before = ingest_log.earlier(ingested, stream, sha)
+        if before.height and only_new:
+            same_name = set(already_ingested.earlier(ingested, stream, str(path))) & set(before.get_column("seq"))
+            if same_name:
+                unchanged[path] = IngestReport(file=str(path), seq=max(same_name), items=0, quarantined=0,
+                                               reasons=(), nothing_new=True)
+                continue
         if before.height:
             raise ingest_log.duplicate(path, stream, before)
         if sha in seen:
@@ -208,7 +267,7 @@ def _check_new(home: Home, stream: str, paths: list[Path]) -> dict[Path, str]:
                 f"{path}: the same content as {seen[sha]}, given in the same call; nothing was "
                 "ingested; leave one out or pass --allow-duplicate-file")
         seen[sha] = path
-    return {path: sha for sha, path in seen.items()}
+    return {path: sha for sha, path in seen.items()}, unchanged
 
 
 def _partial(exc: IngestError, committed: list[IngestReport]) -> IngestError:
@@ -222,7 +281,8 @@ def _partial(exc: IngestError, committed: list[IngestReport]) -> IngestError:
 def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
                  allow_duplicate: bool = False) -> IngestReport:
     """A DataFrame's rows (s, p, o, ts) as one ingest, checked and quarantined as JSONL rows
-    are; ``name`` stands for the file in the events and quarantine tables."""
+    are; ``name`` stands for the file in the events and quarantine tables (a frame is no file:
+    its items are not compared with earlier ingests of the name, as a file's are)."""
     from reasonlake.engine import spark_ingest
 
     check_stream_name(stream)

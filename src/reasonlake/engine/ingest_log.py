@@ -14,7 +14,7 @@ from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.state import LATEST_SEQ
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import DuplicateFileError
-
+from reasonlake.parse.formats import suffix_of
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,22 @@ class IngestReport:
     quarantined: int
     reasons: tuple[tuple[int, str, str], ...]  # (line, raw, reason) of quarantined rows
     notes: tuple[str, ...] = ()  # what the file held but a row does not keep (extra fields)
+    already: int = 0  # items left out: ingested from a file of this name before (--only-new-items)
+    nothing_new: bool = False  # its content went in before under its name: nothing written, ``seq`` is that ingest
+
+    @property
+    def advice(self) -> str | None:
+        """What to do about a file's quarantined rows, and what doing it adds."""
+        if not self.quarantined:
+            return None
+        rows = f"{self.quarantined} quarantined row{'s' if self.quarantined != 1 else ''}"
+        ingested = self.items + self.already
+        if not ingested:
+            return f"to add the {rows} once fixed: correct them in {self.file} and ingest it again (nothing of it went in)"
+        ts = " and the same --ts" if suffix_of(self.file) in (".nt", ".ttl") else ""
+        return (f"to add the {rows} once fixed: correct them in {self.file} and ingest it again with "
+                f"--only-new-items{ts}: the {ingested} items already ingested from it are left out and only "
+                "the fixed rows' items are added")
 
 
 ANSWER = ("ingests",)  # the cached question: (seq, stream, file, sha256) of every ingest

@@ -7,11 +7,13 @@ the dictionary's collision check (a join) and the writes stay in Spark: a call i
 handful of jobs whatever the number of files, and the rows never pass through the driver.
 
 A call is all or nothing for what a user can name: every file is parsed and checked
-(type, duplicate content) before anything is written, and each write carries one Delta
-transaction id for the call, so a re-run after a crash between writes adds nothing twice.
+(type, duplicate content, the items earlier ingests of its name put in: ``already_ingested``)
+before anything is written, and each write carries one Delta transaction id for the call,
+so a re-run after a crash between writes adds nothing twice.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import faults, ingest_log
+from reasonlake.engine import already_ingested, faults, ingest_log
 from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.dictionary import (
     append_terms,
@@ -266,27 +268,50 @@ def parse_frame(home: Home, frame: DataFrame, name: str) -> Parsed:
     return Parsed(rows, [Source(name, sha, counts.items or 0, counts.bad or 0)])
 
 
-def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, txn: dict | None = None) -> list:
+def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, only_new: bool = False,
+          by_file_name: bool = False, ts: int | None = None, txn: dict | None = None) -> list:
     """Append a call's events, quarantine and ingest records: an IngestReport per source.
-    ``txn`` replaces the call's Delta transaction id (the runner's: its query and
-    micro-batch). Under the home's ingest lease: the ingest numbers and the new terms are
-    read and appended by one ingest at a time."""
+    ``by_file_name``: the sources are files, compared with the earlier ingests of their
+    names (``already_ingested``): one that holds items of theirs stops the call, unless
+    ``only_new`` (those items are left out; ``ts``: the time the call gave .nt/.ttl files) or
+    ``allow_duplicate``. ``txn`` replaces the call's Delta transaction id (the runner's: its
+    query and micro-batch). Under the home's ingest lease: the ingest numbers and the new
+    terms are read and appended by one ingest at a time."""
     from reasonlake.engine.store import lease
 
     with lease.ingesting(home):
-        return _write(home, stream, parsed, ingest_log.ingests(home), allow_duplicate=allow_duplicate, txn=txn)
+        return _write(home, stream, parsed, ingest_log.ingests(home), allow_duplicate=allow_duplicate,
+                      only_new=only_new, by_file_name=by_file_name, ts=ts, txn=txn)
 
 
-def _write(home: Home, stream: str, parsed: Parsed, ingested, *, allow_duplicate: bool,
-           txn: dict | None) -> list:
+def _write(home: Home, stream: str, parsed: Parsed, ingested, *, allow_duplicate: bool, only_new: bool,
+           by_file_name: bool, ts: int | None, txn: dict | None) -> list:
     """``write`` once the lease is held; ``ingested``: the earlier ingests (seq, stream, file, sha256)."""
-    counts = []
+    counts, sources, unchanged = [], [], []
+    outcome = "nothing of this call was ingested" if len(parsed.sources) > 1 else "it was not ingested again"
     for source in parsed.sources:
         before = ingest_log.earlier(ingested, stream, source.sha256)
         if before.height and not allow_duplicate:
-            raise ingest_log.duplicate(source.file, stream, before, outcome=(
-                "nothing of this call was ingested" if len(parsed.sources) > 1 else "it was not ingested again"))
+            same_name = set(already_ingested.earlier(ingested, stream, source.file)) & set(before.get_column("seq"))
+            if not (by_file_name and only_new and same_name):
+                raise ingest_log.duplicate(source.file, stream, before, outcome=outcome)
+            # its content went in before under its name: nothing new to add
+            unchanged.append(ingest_log.IngestReport(file=source.file, seq=max(same_name), items=0, quarantined=0,
+                                                     reasons=(), nothing_new=True))
+            continue
         counts.append(before.height)
+        sources.append(source)
+    if not sources:
+        return unchanged
+    rows = parsed.rows
+    if unchanged:
+        rows = rows.where(~F.col("file").isin([r.file for r in unchanged]))
+    notes: dict[str, tuple[str, ...]] = {}
+    already: dict[str, int] = {}
+    if by_file_name and not allow_duplicate:
+        rows, sources, notes, already = _compared(home, stream, rows, sources, ingested, only_new=only_new, ts=ts,
+                                                  outcome="nothing of this call was ingested")
+    parsed = Parsed(rows, sources)
     first_seq = ingest_log.next_seq(ingested)
     seqs = {s.file: first_seq + n for n, s in enumerate(parsed.sources)}
     call = hashlib.sha256("\0".join(s.sha256 for s in parsed.sources).encode()).hexdigest()
@@ -306,7 +331,27 @@ def _write(home: Home, stream: str, parsed: Parsed, ingested, *, allow_duplicate
         home.spark.createDataFrame(records, INGEST_SCHEMA).withColumn("at", F.current_timestamp()).write.format(
             "delta").mode("append").options(**txn).save(home.path("ingests"))
     ingest_log.committed(home, ingested, before, records)
-    return _reports(parsed, records, bad)
+    return _reports(parsed, records, bad, notes, already) + unchanged
+
+
+def _compared(home: Home, stream: str, rows: DataFrame, sources: list[Source], ingested, *, only_new: bool,
+              ts: int | None, outcome: str):
+    """The sources compared with the earlier ingests of their names (``already_ingested``):
+    (rows, sources, notes and items left out per file). Stops when one holds items of theirs,
+    unless ``only_new``: then those items are left out of the rows and the counts."""
+    earlier = {s.file: already_ingested.earlier(ingested, stream, s.file) for s in sources}
+    files = {s.file: (earlier[s.file], s.sha256[:12], s.items) for s in sources if earlier[s.file]}
+    if not files:
+        return rows, sources, {}, {}
+    compared = (F.col("kind") == "item") & F.col("file").isin(list(files))
+    with step("ingest: earlier items"):
+        fresh, found = already_ingested.on_spark(home, stream, rows.where(compared), files)
+    notes = {f: already_ingested.check(o, stream, only_new=only_new, ts=ts, outcome=outcome) for f, o in found.items()}
+    if not only_new:  # nothing of them went in before: all of them go in, as their own
+        return rows, sources, notes, {}
+    sources = [dataclasses.replace(s, items=found[s.file].fresh) if s.file in found else s for s in sources]
+    return (rows.where(~compared).unionByName(fresh), sources, notes,
+            {f: o.already for f, o in found.items()})
 
 
 def _write_events(home: Home, stream: str, items, count: int, txn: dict) -> None:
@@ -332,12 +377,15 @@ def _write_events(home: Home, stream: str, items, count: int, txn: dict) -> None
             appended.result()
 
 
-def _reports(parsed: Parsed, records: list[tuple], bad) -> list:
-    """A report per source, with up to REPORTED_REJECTIONS of the rows it quarantined."""
+def _reports(parsed: Parsed, records: list[tuple], bad, compared: dict[str, tuple[str, ...]],
+             already: dict[str, int]) -> list:
+    """A report per source, with up to REPORTED_REJECTIONS of the rows it quarantined
+    (``compared``, ``already``: the notes and items left out of files compared with the
+    earlier ingests of their names)."""
     shown: dict[str, list] = {}
     if any(r[5] for r in records):
         for r in bad.orderBy("ingest_seq", "line").limit(REPORTED_REJECTIONS).collect():
             shown.setdefault(r.file, []).append((r.line, r.raw, r.reason))
-    notes = {s.file: s.notes for s in parsed.sources}
+    notes = {s.file: s.notes + compared.get(s.file, ()) for s in parsed.sources}
     return [ingest_log.IngestReport(file=r[2], seq=r[0], items=r[4], quarantined=r[5], reasons=tuple(shown.get(r[2], ())),
-                         notes=notes.get(r[2], ())) for r in records]
+                                    notes=notes.get(r[2], ()), already=already.get(r[2], 0)) for r in records]

@@ -34,12 +34,13 @@ def check_read_only(query: str, home_root: str) -> None:
     if writing and keyword in ("WITH", "FROM", "EXPLAIN"):
         raise SqlError(f"SQL: `reasonlake sql` runs queries only; {writing.group(1).upper()} writes")
     for fmt, path in _PATH_READ.findall(query):
-        if not _inside(path, home_root):
+        if not inside(path, home_root):
             raise SqlError(f"SQL: {fmt}.`{path}` reads a path outside the home ({home_root}); query the "
                             "views and rl_* tables by name")
 
 
-def _inside(path: str, root: str) -> bool:
+def inside(path: str, root: str) -> bool:
+    """Whether ``path`` (a table read by path) lies within the home ``root``."""
     norm = re.sub(r"^file:(//)?", "", path).rstrip("/")
     base = re.sub(r"^file:(//)?", "", root).rstrip("/")
     return norm == base or norm.startswith(base + "/") and "/../" not in norm[len(base):] + "/"

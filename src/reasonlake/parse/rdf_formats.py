@@ -244,7 +244,8 @@ def _unit_by_unit(data: bytes, out: Collector, named: bool, whole: Exception) ->
             unit = group[0][0]
             shown = unit.text if len(unit.text) <= 2000 else unit.text[:2000] + "..."
             out.reject(unit.line, shown, f"cannot parse the statement as {label}: {_parser_why(exc)}; fix it "
-                       "and ingest the file again")
+                       "and ingest the file again with --only-new-items (the items already ingested from "
+                       "it are left out)")
             return
         found.extend(_to_quads(added, out, named, labels, line=group[0][0].line if len(group) == 1 else 0))
 

@@ -31,11 +31,13 @@ def delta_log(spark, path: str):
 
 def is_delta(spark, path: str) -> bool | None:
     """Whether a Delta table is at ``path`` (Delta's own check, from the driver), or None."""
-    if jvm(spark) is None:
+    found = jvm(spark)
+    if found is None:
         return None
-    from delta.tables import DeltaTable
-
-    return DeltaTable.isDeltaTable(spark, path)
+    gateway, session = found
+    # Delta's own check through the JVM, as delta-spark's DeltaTable.isDeltaTable makes it: a
+    # cluster's session has Delta's classes without that Python package (the `local` extra)
+    return bool(gateway.io.delta.tables.DeltaTable.isDeltaTable(session, path))
 
 
 def snapshot(spark, path: str):
@@ -61,3 +63,23 @@ def default_parallelism(spark) -> int | None:
         return spark.sparkContext.defaultParallelism
     except Exception:  # a Spark Connect session has no SparkContext
         return None
+
+
+def parsed_plan(spark, statement: str) -> str | None:
+    """Spark's parser's unresolved plan of ``statement`` as a tree (nothing analysed or run),
+    with every field rendered; None on a session without a JVM here."""
+    found = jvm(spark)
+    if found is None:
+        return None
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors.exceptions.captured import convert_exception
+
+    _, session = found
+    try:
+        plan = session.sessionState().sqlParser().parsePlan(statement)
+    except Py4JJavaError as exc:  # the ParseException spark.sql(statement) would raise
+        raise convert_exception(exc.java_exception) from None
+    return plan.treeString(True, False, _ALL_FIELDS, False, False)
+
+
+_ALL_FIELDS = 1_000_000  # Spark cuts a node's fields at 25 by default: "... 16 more fields"

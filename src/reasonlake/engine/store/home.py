@@ -4,13 +4,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pyspark.sql import DataFrame
+from typing import TYPE_CHECKING
 
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.store import migrations, process_cache, table_cache
 from reasonlake.engine.store.process_cache import ProcessCache
 from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
+
+if TYPE_CHECKING:  # a home is resolved before any Spark: without pyspark, the session says what to install
+    from pyspark.sql import DataFrame
 
 # A view's fingerprint while its ``view create`` runs: saved first (the rebuild reads the
 # new definition from the table), replaced by the fingerprint itself once its tables match.

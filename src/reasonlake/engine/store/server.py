@@ -46,20 +46,36 @@ def _folder(root: str) -> Path | None:
     return local_path(root)
 
 
-def running(root: str) -> Server | None:
-    """The home's server if one is running and answering, else None (a stale file is removed)."""
+def recorded(root: str) -> Server | None:
+    """The server the home's file names, whether or not it still runs."""
     folder = _folder(root)
     if folder is None:
         return None
     try:
-        server = Server(**json.loads((folder / SERVER_FILE).read_text()))
+        return Server(**json.loads((folder / SERVER_FILE).read_text()))
     except (OSError, ValueError, TypeError):
+        return None
+
+
+def running(root: str) -> Server | None:
+    """The home's server if one is running and answering, else None (a stale file is removed)."""
+    server = recorded(root)
+    if server is None:
         return None
     if _alive(server.pid) and _listening(server.port):
         return server
     if not _alive(server.pid):
-        (folder / SERVER_FILE).unlink(missing_ok=True)
+        (_folder(root) / SERVER_FILE).unlink(missing_ok=True)
     return None
+
+
+def unanswering(root: str) -> Server | None:
+    """The home's server process if it is alive but does not answer on its port (starting,
+    or its JVM stuck): what `server status` reports and `server stop` ends."""
+    server = recorded(root)
+    if server is None or not _alive(server.pid) or _listening(server.port):
+        return None
+    return server
 
 
 def _alive(pid: int) -> bool:
@@ -104,9 +120,12 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
     if _listening(port):
         raise EnvironmentSetupError(f"port {port} on {LOOPBACK} is taken; choose another with --port")
     log = open(folder / LOG_FILE, "ab")
+    # the server is a classic session: not a client of one, whatever this process connected to
+    # (pyspark marks a process that made a Connect session in its environment)
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
     process = subprocess.Popen(
         [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port)],
-        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+        stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, env=env)
     server = Server(pid=process.pid, port=port, started=time.time())
     deadline = time.monotonic() + timeout
     while not _listening(port):
@@ -123,8 +142,8 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
 
 
 def stop(root: str, *, timeout: float = 60) -> Server | None:
-    """Stop the home's server; the one stopped, or None when none was running."""
-    server = running(root)
+    """Stop the home's server, answering or not; the one stopped, or None when none was running."""
+    server = running(root) or unanswering(root)
     folder = _folder(root)
     if server is None:
         return None
@@ -154,8 +173,27 @@ def _serve(root: str, port: int) -> None:
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     while not stopping:
+        code = _jvm_exited(spark)
+        if code is not None:
+            # nothing serves the port any more: the home must not name this process as its
+            # server, and a command must start Spark of its own (or a new server)
+            print(f"the server's JVM exited (code {code}); the server stops", file=sys.stderr)
+            _forget(root)
+            os._exit(1)
         time.sleep(0.5)
     spark.stop()
+
+
+def _jvm_exited(spark) -> int | None:
+    """The JVM's exit code once it has exited (the wrapper launched it), else None."""
+    process = getattr(spark.sparkContext._gateway, "proc", None)
+    return None if process is None else process.poll()
+
+
+def _forget(root: str) -> None:
+    server = recorded(root)
+    if server is not None and server.pid == os.getpid():
+        (_folder(root) / SERVER_FILE).unlink(missing_ok=True)
 
 
 def _warm_up(server: Server, root: str) -> None:

@@ -1,7 +1,9 @@
 """The Spark session: reuse the active one (a cluster, Databricks), else start an embedded one.
 
 The embedded session is local Spark with Delta; delta-spark resolves its jars from Maven
-Central on the first run and Ivy caches them after that.
+Central on the first run and Ivy caches them after that. pyspark and delta-spark are the
+``local`` extra: a session handed over (the active one, or the one of a process spark-submit
+started) takes its Spark and Delta from the cluster, and nothing here imports ``delta`` for it.
 """
 from __future__ import annotations
 
@@ -52,23 +54,31 @@ _SHIPPED_WITH_PYSPARK = "org.apache.hadoop:hadoop-client-runtime,org.apache.hado
 def get_spark(master: str | None = None, *, remote: str | None = None, packages: tuple[str, ...] = (),
               conf: dict | None = None):
     """The active session if there is one; a Spark Connect session to ``remote`` (or
-    ``$SPARK_REMOTE``), an ``sc://HOST:PORT`` address; otherwise an embedded local session
-    with Delta, the Maven ``packages`` (such as ``kafka_package()``) and the settings
-    ``conf`` (such as a home's metastore)."""
-    from pyspark.sql import SparkSession
-
+    ``$SPARK_REMOTE``), an ``sc://HOST:PORT`` address; under spark-submit, the submit's
+    session (``_submitted``); otherwise an embedded local session with Delta, the Maven
+    ``packages`` (such as ``kafka_package()``) and the settings ``conf`` (such as a home's
+    metastore)."""
     remote = remote or os.environ.get("SPARK_REMOTE")
     if remote:
         return connect(remote)
+    try:
+        from pyspark.sql import SparkSession
+    except ModuleNotFoundError as exc:  # a base install (no `local` extra) outside a cluster
+        raise EnvironmentSetupError(_needs_local(exc)) from None
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    if os.environ.get("PYSPARK_GATEWAY_PORT"):  # spark-submit started this process, its JVM waits
+        return _submitted(conf)
+    try:
+        from delta import configure_spark_with_delta_pip
+    except ModuleNotFoundError as exc:
+        raise EnvironmentSetupError(_needs_local(exc)) from None
     if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
         raise EnvironmentSetupError(
             "Java was not found: reasonlake runs Spark, which needs a Java 17 runtime "
             "(install openjdk-17-jre or set JAVA_HOME)"
         )
-    from delta import configure_spark_with_delta_pip
 
     from reasonlake.engine.store.local_fs import spark_conf
 
@@ -77,7 +87,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reasonlake").master(master)
-    conf = {**_EMBEDDED_CONF, **spark_conf(master, _cache_folder()),
+    conf = {**_EMBEDDED_CONF, **_loopback(master), **spark_conf(master, _cache_folder()),
             # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
             "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse"), **(conf or {})}
     for key, value in conf.items():
@@ -100,6 +110,49 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
     _jars_off_the_import_path()
     return spark
+
+
+def _needs_local(missing: ModuleNotFoundError) -> str:
+    return (f"an embedded Spark session needs pyspark and delta-spark ({missing.name} is missing): "
+            "pip install 'reasonlake[local]' (the README's set-up installs them)")
+
+
+_DELTA_EXTENSION = _EMBEDDED_CONF["spark.sql.extensions"]
+
+
+def _submitted(conf: dict | None):
+    """The session of a Python process spark-submit started: its master, jars and settings are
+    the submit's (on a cluster, its Spark and Delta: no Maven, no delta-spark package here).
+    Delta's SQL extension joins the submit's, and its catalog is set where the submit sets
+    none, so that ``--packages io.delta:...`` alone is enough; ``conf`` (a home's metastore)
+    is added. Nothing of the embedded session's: a local master would override the submit's."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.sql import SparkSession
+
+    # joins the JVM that spark-submit started (no context yet), so SparkConf() reads its settings
+    SparkContext._ensure_initialized()
+    submitted = SparkConf()
+    extensions = [name.strip() for name in submitted.get("spark.sql.extensions", "").split(",") if name.strip()]
+    if _DELTA_EXTENSION not in extensions:
+        extensions.append(_DELTA_EXTENSION)
+    settings = {"spark.sql.extensions": ",".join(extensions)}
+    if not submitted.contains("spark.sql.catalog.spark_catalog"):
+        settings["spark.sql.catalog.spark_catalog"] = _EMBEDDED_CONF["spark.sql.catalog.spark_catalog"]
+    builder = SparkSession.builder
+    for key, value in {**settings, **(conf or {})}.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
+
+
+def _loopback(master: str) -> dict:
+    """The driver's ports (its RPC endpoint, the block manager) on the loopback address for a
+    session on this machine alone (`local`, `local-cluster`): Spark would otherwise listen on
+    the machine's network address, and nothing off the machine has a reason to reach it.
+    ``SPARK_LOCAL_IP``, or the same settings in ``conf``, choose otherwise; a cluster's driver
+    (`spark://`, `yarn`, `k8s://`) keeps Spark's defaults, its executors must reach it."""
+    if not master.startswith("local") or os.environ.get("SPARK_LOCAL_IP"):
+        return {}
+    return {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
 
 
 def _jars_off_the_import_path() -> None:
@@ -160,8 +213,10 @@ def started(spark):
 
 def active_session():
     """The process's active classic session, if any (a notebook's, a job's on a cluster)."""
-    from pyspark.sql import SparkSession
-
+    try:
+        from pyspark.sql import SparkSession
+    except ModuleNotFoundError:  # a base install without the `local` extra: no session either
+        return None
     return SparkSession.getActiveSession()
 
 
