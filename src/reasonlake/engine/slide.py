@@ -16,10 +16,9 @@ from reasonlake.engine import collector
 from reasonlake.engine.admit import next_event_time
 from reasonlake.engine.compiled import Compiled, compile_view
 from reasonlake.engine.progress import Progress, Steps
-from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
+from reasonlake.engine.store import foreign_commits, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.timing import step
 
 
 def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, until: int, upto_seq: int):
@@ -70,8 +69,7 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
     if last is not None:  # the table as the last close left it, or as a crashed close of ours did
-        after = foreign_commits.check(home.spark, view, home.mat_path(view), last.version, last.close)
-        _undo_crashed_close(home, view, last, after)
+        foreign_commits.check(home.spark, view, home.mat_path(view), last.version, last.close)
     closes = pending_closes(home, decl, last, until, upto_seq)
     close = next(closes, None)
     steps = Steps(progress)
@@ -87,33 +85,6 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
         close = next(closes, None)
         steps.advance(format_time(last.close), last=close is None)
     return done
-
-
-def _undo_crashed_close(home: Home, view: str, last: state.Published, commits: list) -> None:
-    """The table put back as the last recorded close left it when a close after it stopped
-    (a crash, a kill) after its expiry or its publish.
-
-    Redone on top of those commits, the close would leave the same table (every step is
-    idempotent) but find nothing left to expire and nothing new to derive, and record that:
-    its history would show 0 where an uninterrupted close shows what it did, and a close
-    whose only work was an expiry already committed would not be found again. Undone first
-    (one RESTORE, after a crash only), it is redone as if it had never started. The table
-    holds the last recorded close at the version its record names, or at a later commit of
-    a rebuild (or repair job) at that same close that stopped before recording it: the
-    re-run goes on from that one, as it always has (decision 0033)."""
-    holds = max((c.version for c in commits if c.rebuilt_close == last.close), default=last.version)
-    if not any(c.changes_data and c.version > holds for c in commits):
-        return
-    try:
-        with step("undo a crashed close"):
-            delta_sql.restore(home.spark, home.mat_path(view), holds)
-    except Exception as exc:  # its files vacuumed since: the redo goes on from the crashed commits
-        import sys
-
-        print(f"reasonlake: warning: view {view}: a close after {format_time(last.close)} stopped half-way "
-              f"and version {holds} can no longer be restored ({str(exc).splitlines()[0][:300]}); the close "
-              "is redone from what it wrote, with the same facts, but its history line may count less",
-              file=sys.stderr)
 
 
 def process_close(

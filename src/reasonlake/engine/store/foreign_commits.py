@@ -11,7 +11,7 @@ its last close recorded are read (usually none: the log's latest version, no Spa
 One that changes data without the mark stops the slide, naming the version, the operation
 and the time, and pointing at ``rebuild``. Commits that change no data (OPTIMIZE, VACUUM,
 table properties) are maintenance and pass; so do a crashed close's own commits, which the
-re-run undoes before it redoes that close (``slide``, decision 0033).
+re-run goes on from.
 """
 from __future__ import annotations
 
@@ -97,12 +97,11 @@ def rebuild_mark(close: int) -> str:
     return f"{_REBUILD}{close}"
 
 
-def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> list[Commit]:
+def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> None:
     """Stop (ForeignCommitError) when the table at ``path`` has a commit after version
     ``recorded`` that changes data and that no reasonlake writer made, or (CloseError) a
     rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
-    view back and stopped before recording it. Else the commits after ``recorded``, all
-    reasonlake's or maintenance."""
+    view back and stopped before recording it."""
     from reasonlake.declare.durations import format_time
 
     commits = _after(spark, path, recorded)
@@ -117,7 +116,7 @@ def check(spark, view: str, path: str, recorded: int, recorded_close: int | None
             f"`reasonlake rebuild {view}` to materialize the last close again")
     foreign = [c for c in commits if c.foreign]
     if not foreign:
-        return commits
+        return
 
     first = foreign[0]
     more = f" (and {len(foreign) - 1} more after it)" if len(foreign) > 1 else ""
