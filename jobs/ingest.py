@@ -1,10 +1,6 @@
-"""`reasonlake ingest` as a job: `spark-submit jobs/ingest.py [--home DIR] ARGS...` or a Databricks
-Python task with the same parameters."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake ingest` as a job: `spark-submit jobs/ingest.py [--home DIR] STREAM PATH...`.
+The wheel's `reasonlake-job-ingest` (a Databricks python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import ingest
 
 if __name__ == "__main__":
-    code = run(["ingest"])
-    if code:
-        sys.exit(code)
+    ingest()

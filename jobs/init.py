@@ -1,10 +1,7 @@
-"""`reasonlake init` as a job: `spark-submit jobs/init.py [--home DIR] [--catalog C --schema S]` or a
-Databricks Python task with the same parameters (run once, and after an upgrade)."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake init` as a job: `spark-submit jobs/init.py [--home DIR] [--catalog C --schema S]`
+(run once, and after an upgrade). The wheel's `reasonlake-job-init` (a Databricks
+python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import init
 
 if __name__ == "__main__":
-    code = run(["init"])
-    if code:
-        sys.exit(code)
+    init()

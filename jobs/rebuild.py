@@ -1,10 +1,6 @@
-"""`reasonlake rebuild` as a job: `spark-submit jobs/rebuild.py [--home DIR] ARGS...` or a Databricks
-Python task with the same parameters."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake rebuild` as a job: `spark-submit jobs/rebuild.py [--home DIR] VIEW [--at TIME]`.
+The wheel's `reasonlake-job-rebuild` (a Databricks python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import rebuild
 
 if __name__ == "__main__":
-    code = run(["rebuild"])
-    if code:
-        sys.exit(code)
+    rebuild()

@@ -1,10 +1,6 @@
-"""`reasonlake repair` as a job: `spark-submit jobs/repair.py [--home DIR] ARGS...` or a Databricks
-Python task with the same parameters."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake repair` as a job: `spark-submit jobs/repair.py [--home DIR] VIEW`.
+The wheel's `reasonlake-job-repair` (a Databricks python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import repair
 
 if __name__ == "__main__":
-    code = run(["repair"])
-    if code:
-        sys.exit(code)
+    repair()

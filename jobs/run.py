@@ -1,10 +1,6 @@
-"""`reasonlake run` as a job: `spark-submit jobs/run.py [--home DIR] ARGS...` or a Databricks
-Python task with the same parameters."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake run` as a job: `spark-submit jobs/run.py [--home DIR] VIEW... --source PATH|kafka`.
+The wheel's `reasonlake-job-run` (a Databricks python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import run
 
 if __name__ == "__main__":
-    code = run(["run"])
-    if code:
-        sys.exit(code)
+    run()

@@ -1,10 +1,6 @@
-"""`reasonlake slide` as a job: `spark-submit jobs/slide.py [--home DIR] ARGS...` or a Databricks
-Python task with the same parameters."""
-import sys
-
-from reasonlake.entry import run
+"""`reasonlake slide` as a job: `spark-submit jobs/slide.py [--home DIR] VIEW [--until TIME]`.
+The wheel's `reasonlake-job-slide` (a Databricks python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import slide
 
 if __name__ == "__main__":
-    code = run(["slide"])
-    if code:
-        sys.exit(code)
+    slide()

@@ -1,10 +1,7 @@
 """`reasonlake validate` as a job: `spark-submit jobs/validate.py [--home DIR] VIEW [--close TIME]
-[--docs DIR]` or a Databricks Python task with the same parameters (fails when an expectation does)."""
-import sys
-
-from reasonlake.entry import run
+[--docs DIR]` (fails when an expectation does). The wheel's `reasonlake-job-validate` (a Databricks
+python_wheel_task) is the same (`reasonlake.jobs`)."""
+from reasonlake.jobs import validate
 
 if __name__ == "__main__":
-    code = run(["validate"])
-    if code:
-        sys.exit(code)
+    validate()

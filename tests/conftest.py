@@ -169,6 +169,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 # names the suites each run must hold, as path prefixes (with `::` and a test name where a
 # module holds several); each must have at least one test, every one of them passed.
 ORACLES_ENV = "REASONLAKE_ORACLES_REQUIRED"
+# read once and taken out of the environment: a pytest this run starts in a subprocess (the
+# suites over Spark Connect) runs a part of a suite and must not be held to the whole list
+_REQUIRED = [p for p in os.environ.pop(ORACLES_ENV, "").split(",") if p]
 _OUTCOMES: dict[str, str] = {}  # node id -> its worst outcome (one pytest session per process)
 _RAN = ("passed", "xfailed")
 
@@ -183,7 +186,7 @@ def pytest_runtest_logreport(report):
 
 
 def _required_oracle(nodeid: str) -> bool:
-    return any(nodeid.startswith(p) for p in os.environ.get(ORACLES_ENV, "").split(",") if p)
+    return any(nodeid.startswith(p) for p in _REQUIRED)
 
 
 def oracle_gaps(required: list[str], outcomes: dict[str, str]) -> list[str]:
@@ -198,7 +201,7 @@ def oracle_gaps(required: list[str], outcomes: dict[str, str]) -> list[str]:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    required = [p for p in os.environ.get(ORACLES_ENV, "").split(",") if p]
+    required = _REQUIRED
     if not required:
         return
     gaps = oracle_gaps(required, _OUTCOMES)

@@ -68,6 +68,14 @@ def _content(cli, view, close):
     return Counter(cli("export", view, "--close", str(close)).splitlines())
 
 
+def _counts(cli, view):
+    """`history VIEW`, a tuple per close of what it counts (admitted, expired, derived,
+    renewed, rounds, late, violations, repairs) with the close and its mode: everything but
+    the table version it published and its seconds, which a redone close may not share."""
+    lines = cli("history", view).splitlines()[1:]
+    return [(f[0], *f[2:9], *f[10:12]) for f in (line.split() for line in lines)]
+
+
 def _home(cli):
     from reasonlake.engine.store.home import Home
 
@@ -85,8 +93,8 @@ def _same_rows(a, b):
 @pytest.mark.parametrize("step", ["expire", "reason", "publish"])
 def test_crash_after_step_then_rerun(cli, tmp_path, step):
     """An owl2rl slide crashed after its expiry, its reasoning or its publish (the close's
-    violations recorded by then), re-run: the same table and violations as a slide that
-    never crashed."""
+    violations recorded by then), re-run: the same table, violations and history counts
+    (what the redone close expired, derived, ...) as a slide that never crashed."""
     from tests.cli.helpers import violations
 
     tbox = (
@@ -109,6 +117,8 @@ def test_crash_after_step_then_rerun(cli, tmp_path, step):
     assert code == 0, err
     for close in (5000, 6000):
         assert _content(cli, "crashy", close) == _content(cli, "steady", close)
+    # the redone close counts what it did, not what was left after the crashed attempt
+    assert _counts(cli, "crashy") == _counts(cli, "steady")
     found = violations(cli, "crashy")
     assert len(found) == 1 and next(iter(found))[0] == "cax-dw", found
     assert found == violations(cli, "steady")
@@ -141,7 +151,8 @@ def cli_spark():
 
 def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     """SIGKILLed (driver and JVM) right after the expiry, the reasoning and the publish of one
-    close, each attempt starting from what the one before left; then re-run to the end."""
+    close, each attempt starting from what the one before left; then re-run to the end: the
+    table and the history's counts of every close as an uninterrupted slide's."""
     from reasonlake.engine import read
     from reasonlake.engine.store import materialization as mat
     from reasonlake.engine.store import state
@@ -169,14 +180,15 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     assert closes == [r.close for r in state.lineage(home, "whole")] and closes[-1] == 8000
     for close in (5000, 6000, 7000, 8000):
         assert _content(cli, "killed", close) == _content(cli, "whole", close), f"close {close}"
+    assert _counts(cli, "killed") == _counts(cli, "whole")
     _same_rows(read.facts(home, "killed", close=8000), read.facts(home, "whole", close=8000))
 
 
 def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     """A newest-wins close that removes an old item (delete and re-derive) SIGKILLed after
     its tombstones are written, re-run and killed after its repair log is written (the table
-    published, the close not recorded yet), re-run to the end: the same table, tombstones
-    and repair log as an uninterrupted view."""
+    published, the close not recorded yet), re-run to the end: the same table, tombstones,
+    repair log and history counts as an uninterrupted view."""
     from reasonlake.engine import read
     from reasonlake.engine import repair_step as repair
     from reasonlake.engine.store import state
@@ -214,6 +226,7 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     code, out, err = _subprocess_cli(cli.home, "slide", "crashy", "--until", "4000")
     assert code == 0, err
     assert [r.close for r in state.lineage(home, "crashy")] == [3000, 4000]
+    assert _counts(cli, "crashy") == _counts(cli, "steady")
     assert _content(cli, "crashy", 4000) == _content(cli, "steady", 4000)
     assert f"{ex('r')} {ex('status')} {ex('low')} ." not in _content(cli, "crashy", 4000)
     _same_rows(read.facts(home, "crashy", close=4000), read.facts(home, "steady", close=4000))
@@ -221,6 +234,10 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     _same_rows(tombstones("crashy"), tombstones("steady"))
     assert log("crashy").count() == 1  # logged once, not once per attempt
     _same_rows(log("crashy"), log("steady"))
+    # the version it names is the one the close recorded, not the killed attempt's publish
+    logged = home.spark.read.format("delta").load(repair.repairs_path(home, "crashy")).first().version
+    assert logged == state.lineage(home, "crashy")[-1].version
+    assert _content(cli, "crashy", 4000) == Counter(cli("export", "crashy", "--version", str(logged)).splitlines())
 
 
 def test_runner_killed_mid_batch_then_restarted(cli, tmp_path, capsys):
@@ -418,6 +435,9 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     _same_rows(tombstones("crashy"), tombstones("steady"))
     assert log("crashy").count() == 1
     _same_rows(log("crashy"), log("steady"))
+    # logged by a killed attempt, it names the version the repair recorded, not that attempt's
+    logged = home.spark.read.format("delta").load(repair.repairs_path(home, "crashy")).first().version
+    assert logged == state.lineage(home, "crashy")[-1].version
     assert "nothing to repair" in cli("repair", "crashy")
 
 

@@ -48,8 +48,9 @@ def test_the_log_says_unsure_and_delta_decides(spark, tmp_path):
     (spark.createDataFrame([(1, 1)], SCHEMA).write.format("delta").mode("append")
      .option("txnAppId", "app").option("txnVersion", 7).save(path))
     assert commit_marks.written(spark, path, 7) is None
-    # then Delta's transaction check decides: seq 7 is not written twice, seq 8 is written
-    assert commit_marks.append(spark.createDataFrame([(1, 1)], SCHEMA), path, 7, "app") is True
+    # then Delta's transaction check decides (the caller is told so): seq 7 is not written
+    # twice, seq 8 is written
+    assert commit_marks.append(spark.createDataFrame([(1, 1)], SCHEMA), path, 7, "app") is None
     commit_marks.append(spark.createDataFrame([(2, 2)], SCHEMA), path, 8, "app")
     assert _rows(spark, path) == [(1, 1), (2, 2)]
     # a later sequence's mark (the view was taken back) or a restore: unsure again

@@ -273,8 +273,21 @@ def log_repairs(home: Home, view: str, decision: Decision, close: int, seq: int,
         for r in decision.removals
     ]
     if rows:
-        commit_marks.append(home.spark.createDataFrame(rows, REPAIRS_SCHEMA), repairs_path(home, view), seq,
-                            f"repairs-{view}")
+        path = repairs_path(home, view)
+        frame = home.spark.createDataFrame(rows, REPAIRS_SCHEMA)
+        if not commit_marks.append(frame, path, seq, f"repairs-{view}"):
+            _names_version(home, frame, path, seq, version)
+
+
+def _names_version(home: Home, frame, path: str, seq: int, version: int) -> None:
+    """The log of ``seq`` names ``version``, the table version its close records. Logged by
+    an attempt that stopped before recording its close, it names the version that attempt
+    published; the close redone from the version before it (decision 0033), or the repair
+    job run again, published another, and `export --version` reads only recorded ones: the
+    log of ``seq`` is replaced by this attempt's (``frame``), in one commit marked for it."""
+    other = (F.col("seq") == seq) & (F.col("version") != version)
+    if not home.spark.read.format("delta").load(path).where(other).isEmpty():
+        commit_marks.replace(frame, path, seq)
 
 
 def expire(home: Home, view: str, close: int) -> None:

@@ -16,9 +16,10 @@ from reasonlake.engine import collector
 from reasonlake.engine.admit import next_event_time
 from reasonlake.engine.compiled import Compiled, compile_view
 from reasonlake.engine.progress import Progress, Steps
-from reasonlake.engine.store import foreign_commits, lease, state
+from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.timing import step
 
 
 def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, until: int, upto_seq: int):
@@ -69,7 +70,8 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
     history, seq = state.lineage_and_next_seq(home, view)
     last = history[-1] if history else None
     if last is not None:  # the table as the last close left it, or as a crashed close of ours did
-        foreign_commits.check(home.spark, view, home.mat_path(view), last.version, last.close)
+        after = foreign_commits.check(home.spark, view, home.mat_path(view), last.version, last.close)
+        _undo_crashed_close(home, view, last, after)
     closes = pending_closes(home, decl, last, until, upto_seq)
     close = next(closes, None)
     steps = Steps(progress)
@@ -87,16 +89,52 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
     return done
 
 
+def _undo_crashed_close(home: Home, view: str, last: state.Published, commits: list) -> None:
+    """The table put back as it was before a close that stopped half-way (a crash, a kill)
+    after its expiry or its publish: its commits carry its close (``foreign_commits.closing``).
+
+    Redone on top of those commits, the close would leave the same table (every step is
+    idempotent) but find nothing left to expire and nothing new to derive, and record that:
+    its history would show 0 where an uninterrupted close shows what it did, and a close
+    whose only work was an expiry already committed would not be found again. Undone first
+    (one RESTORE, after a crash only), it is redone as if it had never started.
+
+    Commits of other reasonlake writers stay: those before the crashed close's first commit
+    (a rebuild or repair job at the last close that stopped before recording it, too), and
+    when one came after it, nothing is undone and the close is redone on top, as before
+    (decision 0033)."""
+    holds = max((c.version for c in commits if c.rebuilt_close == last.close), default=last.version)
+    later = [c for c in commits if c.version > holds]
+    crashed = [c for c in later if c.slid_close is not None]
+    if not crashed or crashed[-1].operation == "RESTORE":  # none, or undone already
+        return
+    first = crashed[0].version
+    if any(c.changes_data and c.slid_close is None for c in later if c.version > first):
+        return
+    try:
+        # marked as part of that close: a redo stopped again is undone back to the same version
+        with step("undo a crashed close"), foreign_commits.closing(home.spark, crashed[-1].slid_close):
+            delta_sql.restore(home.spark, home.mat_path(view), first - 1)
+    except Exception as exc:  # its files vacuumed since: the redo goes on from the crashed commits
+        import sys
+
+        print(f"reasonlake: warning: view {view}: a close after {format_time(last.close)} stopped half-way "
+              f"and version {first - 1} can no longer be restored ({str(exc).splitlines()[0][:300]}); the "
+              "close is redone from what it wrote, with the same facts, but its history line may count less",
+              file=sys.stderr)
+
+
 def process_close(
     home: Home, compiled: Compiled, close: int, last, upto_seq: int, seq: int
 ) -> state.Published:
     """One close, step by step (``close``): where it runs is decided once, at its start."""
     lease.check(home, compiled.decl.name)  # another writer took the view meanwhile: publish nothing
-    run = close_steps.start(home, compiled, close, last, upto_seq, seq)
-    run.expire()  # whole partitions (or the driver's rows) past the window
-    run.admit()  # the new pane, late arrivals recorded
-    run.repair()  # newest-wins: the losers tombstoned, their consequences over-deleted
-    run = run.reason()  # semi-naive rounds (a driver close may hand over to Spark here)
-    run.find_violations()
-    run.publish()  # one commit readers do not see until the record
-    return run.record()  # repair log, expectations, the close's record
+    with foreign_commits.closing(home.spark, close):  # its commits say which close they belong to
+        run = close_steps.start(home, compiled, close, last, upto_seq, seq)
+        run.expire()  # whole partitions (or the driver's rows) past the window
+        run.admit()  # the new pane, late arrivals recorded
+        run.repair()  # newest-wins: the losers tombstoned, their consequences over-deleted
+        run = run.reason()  # semi-naive rounds (a driver close may hand over to Spark here)
+        run.find_violations()
+        run.publish()  # one commit readers do not see until the record
+        return run.record()  # repair log, expectations, the close's record

@@ -67,9 +67,10 @@ def _marked_seq(changes):
     return _UNSURE
 
 
-def append(frame, path: str, seq: int, app_id: str) -> bool:
+def append(frame, path: str, seq: int, app_id: str) -> bool | None:
     """Append ``frame`` as the commit of ``seq`` unless that commit is already there.
-    Returns whether it wrote."""
+    Returns whether it wrote; None where Delta's transaction check decided (the log could
+    not tell), which may have found the commit there and written nothing."""
     done = written(frame.sparkSession, path, seq)
     if done:
         return False
@@ -77,4 +78,12 @@ def append(frame, path: str, seq: int, app_id: str) -> bool:
     if done is None:  # the log could not tell: Delta's transaction check decides
         writer = writer.option("txnAppId", app_id).option("txnVersion", seq)
     writer.save(path)
-    return True
+    return None if done is None else True
+
+
+def replace(frame, path: str, seq: int) -> None:
+    """Put ``frame`` in place of the rows of ``seq`` in one commit marked for ``seq``. An
+    UPDATE would commit unmarked, and ``written`` could then no longer tell the rows there,
+    so a later retry would append them again."""
+    (frame.write.format("delta").mode("overwrite").option("replaceWhere", f"seq = {int(seq)}")
+     .option("userMetadata", mark(seq)).save(path))

@@ -79,6 +79,11 @@ def delete(spark, path: str, condition: str) -> None:
     spark.sql(f"DELETE FROM {table(path)} WHERE {condition}")
 
 
+def restore(spark, path: str, version: int) -> None:
+    """``RESTORE`` the table to what it held at ``version``, as a new commit."""
+    spark.sql(f"RESTORE TABLE {table(path)} TO VERSION AS OF {int(version)}")
+
+
 def vacuum(spark, path: str, hours: float) -> None:
     spark.sql(f"VACUUM {table(path)} RETAIN {hours:.6f} HOURS")
 

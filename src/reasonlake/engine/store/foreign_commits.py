@@ -10,8 +10,9 @@ while a command writes a view), and before a slide goes on, the commits after th
 its last close recorded are read (usually none: the log's latest version, no Spark job).
 One that changes data without the mark stops the slide, naming the version, the operation
 and the time, and pointing at ``rebuild``. Commits that change no data (OPTIMIZE, VACUUM,
-table properties) are maintenance and pass; so do a crashed close's own commits, which the
-re-run goes on from.
+table properties) are maintenance and pass; so do a crashed close's own commits. Those carry
+the close they belong to (``closing``): the slide that finds them puts the table back to
+before them and redoes that close (``slide``, decision 0033).
 """
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ _MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "
 # session -> how many blocks of this process mark its commits now: the setting is the
 # session's, shared by threads (an ingest beside a slide), so only the last block out unsets it
 _MARKING: dict[int, tuple[int, str | None]] = {}
+# session -> the mark of the close a slide of this process is processing (``closing``)
+_CLOSING: dict[int, str] = {}
 _MARKING_LOCK = threading.Lock()
 
 
@@ -62,11 +65,34 @@ def marked(spark):
                 spark.conf.set(_CONF, previous)
 
 
+@contextmanager
+def closing(spark, close: int):
+    """Inside ``marked``: the session's commits carry ``slide_mark(close)`` meanwhile, so that
+    a slide finding them after its last recorded close knows that this close stopped half-way
+    (decision 0033). A commit another thread makes meanwhile carries it too, and stays a
+    reasonlake commit; the close's own are all marked, which is what the slide needs."""
+    key = id(spark)
+    with _MARKING_LOCK:
+        refining = key in _MARKING and key not in _CLOSING
+        if refining:
+            _CLOSING[key] = slide_mark(close)
+            spark.conf.set(_CONF, _CLOSING[key])
+    try:
+        yield
+    finally:
+        if refining:
+            with _MARKING_LOCK:
+                del _CLOSING[key]
+                if key in _MARKING:
+                    spark.conf.set(_CONF, MARK)
+
+
 def mark_of(spark) -> str | None:
     """The mark the session's commits carry now (None: no block marks them): for commits
     this process writes itself (``rs_commit``), which the setting does not reach."""
     with _MARKING_LOCK:
-        return MARK if id(spark) in _MARKING else None
+        key = id(spark)
+        return _CLOSING.get(key, MARK) if key in _MARKING else None
 
 
 @dataclass(frozen=True)
@@ -88,8 +114,16 @@ class Commit:
             return int(self.mark[len(_REBUILD):])
         return None
 
+    @property
+    def slid_close(self) -> int | None:
+        """The close of a slide this commit belongs to (``slide_mark``), else None."""
+        if self.mark and self.mark.startswith(_SLIDE):
+            return int(self.mark[len(_SLIDE):])
+        return None
+
 
 _REBUILD = f"{MARK} rebuild close="
+_SLIDE = f"{MARK} slide close="
 
 
 def rebuild_mark(close: int) -> str:
@@ -97,11 +131,17 @@ def rebuild_mark(close: int) -> str:
     return f"{_REBUILD}{close}"
 
 
-def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> None:
+def slide_mark(close: int) -> str:
+    """The ``userMetadata`` of a commit a slide makes while it processes ``close``."""
+    return f"{_SLIDE}{close}"
+
+
+def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> list[Commit]:
     """Stop (ForeignCommitError) when the table at ``path`` has a commit after version
     ``recorded`` that changes data and that no reasonlake writer made, or (CloseError) a
     rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
-    view back and stopped before recording it."""
+    view back and stopped before recording it. Else the commits after ``recorded``, in
+    order: reasonlake's, or maintenance."""
     from reasonlake.declare.durations import format_time
 
     commits = _after(spark, path, recorded)
@@ -116,7 +156,7 @@ def check(spark, view: str, path: str, recorded: int, recorded_close: int | None
             f"`reasonlake rebuild {view}` to materialize the last close again")
     foreign = [c for c in commits if c.foreign]
     if not foreign:
-        return
+        return commits
 
     first = foreign[0]
     more = f" (and {len(foreign) - 1} more after it)" if len(foreign) > 1 else ""

@@ -1,0 +1,519 @@
+#!/usr/bin/env python3
+"""Mutation check of the oracle tests: does each planted one-line bug make a test fail?
+
+Each mutant below changes one line of the engine (a window bound, an expiry comparison, a
+rule's head or join, the origin a renewal keeps, who loses a repair, a term's id, the
+MERGE of a close, the change feed) into a plausible bug. For each, the repository is
+copied to a scratch folder, the line is changed there, and the oracle tests are run on
+the copy: first the tests most likely to fail on that bug (the mutant's ``tests``), then,
+if they all pass, the rest of the default oracle subset (``ORACLE_SUBSET``). A mutant no
+test kills is a hole in the tests (or a mutant that changes nothing a user can see: see
+docs/testing-mutants.md).
+
+Run from the repository (the venv's python is reused for the scratch copies):
+
+    .venv/bin/python scripts/mutants.py --list           # the table; checks every snippet, runs no test
+    .venv/bin/python scripts/mutants.py                  # every mutant, one after the other
+    .venv/bin/python scripts/mutants.py --only window-opens-late,repair-newest-loses
+    .venv/bin/python scripts/mutants.py --timeout 1800 --no-fallback --keep --baseline
+
+Every test run is niced (``--nice``, 10 by default: the suite takes both cores of a small
+machine for minutes). Prints a table (id, area, file:line, the test that killed the mutant
+or SURVIVED, seconds) and exits 1 when a mutant survived or timed out, 2 when a mutant
+could not be applied (its original text is not in its file exactly once) or its run broke
+before any test ran.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PYTHON = REPO / ".venv" / "bin" / "python"
+
+# Test ids, as pytest names them (parameters included).
+VIEWS = "tests/engine/test_views_match_owlrl.py"
+V_RDFS = f"{VIEWS}::test_driver_views_equal_owlrl_with_origins[rdfs]"
+V_PLUS = f"{VIEWS}::test_driver_views_equal_owlrl_with_origins[rdfs-plus-deep-hierarchies-as-jumps]"
+V_UNA = f"{VIEWS}::test_driver_owl2rl_views_equal_owlrl_and_flag_violations[unique-names]"
+V_EQ = f"{VIEWS}::test_driver_owl2rl_views_equal_owlrl_and_flag_violations[standard-equality]"
+V_SPARK = f"{VIEWS}::test_spark_path_owl2rl_equals_owlrl_and_flags_violations"
+REPAIR = "tests/engine/test_repair_matches_definition7.py"
+R_DRIVER = f"{REPAIR}::test_newest_wins_equals_window_repair_and_owlrl_closure[driver]"
+IMARS = "tests/cli/test_imars_example.py"
+RULES = "tests/engine/test_owl2rl_rules.py"
+CHANGES = "tests/cli/test_changes.py"
+TERM_IDS = "tests/engine/test_term_ids.py"
+
+# The default-run tests that compare the engine with an oracle: owlrl's closure and IMaRS
+# origins (views), Definition 7 (repair), the paper's example and the window edges (CLI),
+# each OWL 2 RL rule on its own cases, and `changes` against consecutive exports. Slow
+# tests are left out (``-m "not slow"``): a mutant's run is to take minutes, not an hour.
+ORACLE_SUBSET = (VIEWS, REPAIR, IMARS, RULES, CHANGES)
+
+# Environment the suite's behaviour depends on: a CI deadline would skip tests (a skip is
+# no kill), required oracles would fail a partial run, a remote Spark would run the server's
+# code instead of the mutated copy, and a forced driver budget would take one path away.
+DROPPED_ENV = ("REASONLAKE_TEST_DEADLINE", "REASONLAKE_ORACLES_REQUIRED", "SPARK_REMOTE", "REASONLAKE_HOME",
+               "REASONLAKE_LOCAL_ROWS", "REASONLAKE_DRIVER_BUDGET", "REASONLAKE_SATURATE_PAIRS",
+               "REASONLAKE_ARROW_COMMIT", "PYTHONPATH")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    area: str
+    file: str  # relative to the repository
+    original: str  # one line or part of one, found exactly once in ``file``
+    replacement: str
+    breaks: str  # what the bug does to a user
+    tests: tuple[str, ...]  # run first: the tests most likely to fail on it
+
+
+MUTANTS: tuple[Mutant, ...] = (
+    # --- windows -------------------------------------------------------------------------
+    Mutant("window-opens-late", "windows", "src/reasonlake/plan/windows.py",
+           "        return close - self.width\n", "        return close - self.width + 1\n",
+           "the window opens one millisecond late: an item 1 ms after the opening is left out, "
+           "with what it derives",
+           (f"{IMARS}::test_window_edges_to_the_millisecond",)),
+    Mutant("window-pane-rounds-down", "windows", "src/reasonlake/engine/store/materialization.py",
+           'steps = F.ceil((origin - F.lit(window.start)) / F.lit(window.slide)).cast("long")',
+           'steps = F.floor((origin - F.lit(window.start)) / F.lit(window.slide)).cast("long")',
+           "a fact whose time falls inside a pane is filed one pane early (Spark's exp_pane): "
+           "it leaves the table a slide before it leaves the window",
+           (V_UNA, V_SPARK)),
+    # --- expiry --------------------------------------------------------------------------
+    Mutant("expiry-resident-keeps-opening", "expiry", "src/reasonlake/engine/reason/resident.py",
+           'kept = facts.filter(pl.col("origin") > opens)', 'kept = facts.filter(pl.col("origin") >= opens)',
+           "the driver keeps facts whose origin is the window's opening: they leave one close "
+           "late, and the table holds expired rows",
+           (V_RDFS,)),
+    Mutant("expiry-partition-drop-late", "expiry", "src/reasonlake/engine/store/materialization.py",
+           'f"exp_pane <= {int(close)}"', 'f"exp_pane < {int(close)}"',
+           "a Spark close drops the partitions expiring before the close but not the one "
+           "expiring at it: the table holds expired rows",
+           (V_SPARK,)),
+    # --- renewal (IMaRS origins) ---------------------------------------------------------
+    Mutant("renewal-keeps-oldest-origin", "renewal", "src/reasonlake/engine/reason/driver_rules.py",
+           'pl.col("origin").max(), pl.col("rule").sort_by(["origin", explicit, "rule"]).last())',
+           'pl.col("origin").min(), pl.col("rule").sort_by(["origin", explicit, "rule"]).last())',
+           "a fact derived (or stated) several ways keeps its oldest origin, not its newest: "
+           "renewals are lost and facts expire early",
+           (V_RDFS, RULES)),
+    Mutant("renewal-join-origin-is-max", "renewal", "src/reasonlake/engine/reason/driver_rules.py",
+           'pl.min_horizontal(origins).alias("origin"), "rule")',
+           'pl.max_horizontal(origins).alias("origin"), "rule")',
+           "a multi-premise derivation takes the newest premise's time, not the oldest: it "
+           "outlives the premise that expires first",
+           (f"{RULES}::test_cls_svf1", V_UNA)),
+    Mutant("renewal-old-pane-not-rewritten", "renewal", "src/reasonlake/engine/close.py",
+           'mat.pane_of(pl.col("prev_origin"), window)', 'mat.pane_of(pl.col("origin"), window)',
+           "the pane a renewed fact leaves is computed from its new origin: the old row is "
+           "never rewritten, the view holds the fact twice",
+           (V_RDFS,)),
+    # --- rules: RDFS ---------------------------------------------------------------------
+    Mutant("rdfs-subclass-types-the-class", "rule: rdfs subclass", "src/reasonlake/compile/program.py",
+           "linear.append(LinearRule(rule, TYPE, c, FROM_SUBJECT, TYPE, d))",
+           "linear.append(LinearRule(rule, TYPE, c, FROM_OBJECT, TYPE, d))",
+           "x a C, C ⊑ D gives C a D instead of x a D",
+           (V_RDFS,)),
+    Mutant("rdfs-subproperty-reversed", "rule: rdfs subproperty", "src/reasonlake/compile/program.py",
+           "linear.append(LinearRule(rule, p, None, FROM_SUBJECT, q, FROM_OBJECT))",
+           "linear.append(LinearRule(rule, p, None, FROM_OBJECT, q, FROM_SUBJECT))",
+           "x P y, P ⊑ Q gives y Q x instead of x Q y",
+           (V_RDFS,)),
+    Mutant("rdfs-range-types-subject", "rule: rdfs domain/range", "src/reasonlake/compile/program.py",
+           '(range_, ids["rng"], FROM_OBJECT),', '(range_, ids["rng"], FROM_SUBJECT),',
+           "a range types the subject (as a domain does) instead of the object",
+           (f"{IMARS}::test_imars_running_example", V_RDFS)),
+    # --- rules: property characteristics -------------------------------------------------
+    Mutant("owl-symmetric-not-swapped", "rule: prp-symp", "src/reasonlake/compile/program.py",
+           'LinearRule("prp-symp", p, None, FROM_OBJECT, p, FROM_SUBJECT)',
+           'LinearRule("prp-symp", p, None, FROM_SUBJECT, p, FROM_OBJECT)',
+           "a symmetric property gives x P y back instead of y P x",
+           (f"{RULES}::test_prp_symp", V_PLUS)),
+    Mutant("owl-inverse2-wrong-property", "rule: prp-inv", "src/reasonlake/compile/program.py",
+           'LinearRule("prp-inv2", q, None, FROM_OBJECT, p, FROM_SUBJECT)',
+           'LinearRule("prp-inv2", q, None, FROM_OBJECT, q, FROM_SUBJECT)',
+           "P owl:inverseOf Q: x Q y gives y Q x instead of y P x",
+           (f"{RULES}::test_prp_inv2", V_PLUS)),
+    Mutant("owl-transitive-probes-wrong-column", "rule: prp-trp", "src/reasonlake/engine/reason/driver_rules.py",
+           'touching(f, "s", d.get_column("o"))', 'touching(f, "o", d.get_column("o"))',
+           "the driver's transitive join pre-filters the known facts on the wrong column: a new "
+           "link followed by an older one (a p b new, b p c known) derives nothing",
+           (V_PLUS, CHANGES)),
+    # --- rules: equality, restrictions, violations ---------------------------------------
+    Mutant("owl-eq-rep-s-joins-object", "rule: eq-rep-s", "src/reasonlake/compile/owl2rl.py",
+           'JoinRule("eq-rep-s", (("?s", SAME_AS, "?s2"), ("?s", "?p", "?o")), ("?s2", "?p", "?o"))',
+           'JoinRule("eq-rep-s", (("?s", SAME_AS, "?s2"), ("?o", "?p", "?s")), ("?s2", "?p", "?o"))',
+           "s owl:sameAs s2 replaces s where it is an object, writing it as the subject",
+           (f"{RULES}::test_eq_rep_s", V_EQ)),
+    Mutant("owl-hasvalue-any-value", "rule: cls-hv2", "src/reasonlake/compile/owl2rl.py",
+           'out.linear.append(("cls-hv2", prop, v, "s", TYPE, r))',
+           'out.linear.append(("cls-hv2", prop, None, "s", TYPE, r))',
+           "R = hasValue(P, v): x P w types x as R whatever w is",
+           (f"{RULES}::test_cls_hv2", R_DRIVER)),
+    Mutant("owl-svf-types-the-filler", "rule: cls-svf1", "src/reasonlake/compile/owl2rl.py",
+           'JoinRule("cls-svf1", (("?x", prop, "?y"), ("?y", TYPE, d)), ("?x", TYPE, r))',
+           'JoinRule("cls-svf1", (("?x", prop, "?y"), ("?y", TYPE, d)), ("?y", TYPE, r))',
+           "R = someValuesFrom(P, D): x P y, y a D types y as R instead of x",
+           (f"{RULES}::test_cls_svf1", V_UNA)),
+    Mutant("owl-disjoint-one-class", "rule: cax-dw", "src/reasonlake/compile/owl2rl.py",
+           'JoinRule("cax-dw", (("?x", TYPE, s), ("?x", TYPE, o)), None)',
+           'JoinRule("cax-dw", (("?x", TYPE, s), ("?x", TYPE, s)), None)',
+           "C owl:disjointWith D flags every member of C as a violation",
+           (f"{RULES}::test_cax_dw", V_UNA)),
+    Mutant("spark-linear-head-swapped", "rule: spark path", "src/reasonlake/engine/reason/spark_rounds.py",
+           'head_s = F.when(F.col("r.head_s_from_o"), F.col("d.o")).otherwise(F.col("d.s"))',
+           'head_s = F.when(F.col("r.head_s_from_o"), F.col("d.s")).otherwise(F.col("d.o"))',
+           "on Spark, every single-premise rule takes its head's subject from the wrong end of "
+           "the premise (range, inverse, symmetry and subclassing all swap)",
+           (V_SPARK,)),
+    # --- repair (newest wins) ------------------------------------------------------------
+    Mutant("repair-newest-loses", "repair", "src/reasonlake/repair/preferred.py",
+           "        t = self.oldest\n", "        t = self.latest\n",
+           "a conflict set loses its newest member instead of its oldest: old is always better",
+           (R_DRIVER,)),
+    Mutant("repair-loser-kept", "repair", "src/reasonlake/engine/repair_step.py",
+           '.where(F.col("ts") <= F.col("lost_ts"))', '.where(F.col("ts") < F.col("lost_ts"))',
+           "only the older copies of a losing item are tombstoned: the loser itself stays in "
+           "the window and in the view",
+           (R_DRIVER,)),
+    # --- dictionary (term ids) -----------------------------------------------------------
+    Mutant("dictionary-literal-sign", "dictionary", "src/reasonlake/engine/store/dictionary.py",
+           "    return hashed | _SIGN if term.startswith('\"') else hashed & _MAGNITUDE\n",
+           "    return hashed & _MAGNITUDE\n",
+           "the driver's ids lose the literal sign bit: a literal ingested gets another id than "
+           "the same literal in the ontology, and can stand as a subject",
+           (TERM_IDS,)),
+    Mutant("dictionary-objects-not-encoded", "dictionary", "src/reasonlake/engine/ingest.py",
+           'driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))',
+           'driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p")]))',
+           "ingest encodes subjects and predicates only: a term seen only as an object gets no "
+           "id and is not in the dictionary",
+           (f"{IMARS}::test_imars_running_example",)),
+    # --- publish (the commit of a close) -------------------------------------------------
+    Mutant("publish-merge-ignores-object", "publish", "src/reasonlake/engine/store/materialization.py",
+           'f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})"',
+           'f"t.s = u.s AND t.p = u.p AND t.exp_pane IN ({pane_list})"',
+           "the MERGE of a close matches renewed facts on subject and predicate only: it "
+           "rewrites other facts' origins, or fails on several matches",
+           (V_SPARK, R_DRIVER)),
+    Mutant("publish-expired-partitions-kept", "publish", "src/reasonlake/engine/store/materialization.py",
+           "return pane in touched or (drop_upto is not None and pane <= drop_upto)",
+           "return pane in touched",
+           "a driver close's one commit rewrites the panes it touched but forgets to remove the "
+           "expired ones: the table holds expired rows",
+           (V_RDFS,)),
+    # --- change feed (`changes`) ---------------------------------------------------------
+    Mutant("changes-renewal-is-change", "changes", "src/reasonlake/engine/changes.py",
+           '(F.col("start") > reach)', '(F.col("start") >= reach)',
+           "a fact still there at the next processed close starts a new stretch: it is listed "
+           "as leaving and entering again",
+           (CHANGES,)),
+    Mutant("changes-no-deletions", "changes", "src/reasonlake/engine/changes.py",
+           'left = stretches.where(inside(F.col("end")))',
+           'left = stretches.where(inside(F.col("end")) & F.lit(False))',
+           "the change feed lists what entered but never what left",
+           (CHANGES,)),
+)
+
+
+# --- checking the mutants against the tree --------------------------------------------------
+
+def locate(m: Mutant, root: Path = REPO) -> int:
+    """The 1-based line of the mutant's original text; raises unless it occurs exactly once."""
+    if m.original.rstrip("\n").count("\n"):
+        raise ValueError(f"{m.id}: the original spans several lines (a mutant is one line)")
+    if m.original == m.replacement:
+        raise ValueError(f"{m.id}: the replacement is the original")
+    path = root / m.file
+    if not path.is_file():
+        raise ValueError(f"{m.id}: {m.file} does not exist")
+    text = path.read_text()
+    n = text.count(m.original)
+    if n != 1:
+        raise ValueError(f"{m.id}: the original occurs {n} times in {m.file} (must be exactly once): "
+                         f"{m.original.strip()!r}")
+    return text[:text.index(m.original)].count("\n") + 1
+
+
+def check_all(mutants) -> dict[str, int | str]:
+    """id -> line, or the reason the mutant cannot be applied."""
+    out: dict[str, int | str] = {}
+    for m in mutants:
+        try:
+            out[m.id] = locate(m)
+        except ValueError as exc:
+            out[m.id] = str(exc)
+    return out
+
+
+# --- running one mutant ----------------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    status: str  # KILLED, SURVIVED, TIMEOUT, ERROR
+    detail: str  # the killing test, or why
+    seconds: float
+    log: Path | None = None
+
+
+# Not copied: the venv (reused), git (not needed), and what a run leaves behind.
+COPY_EXCLUDES = (".venv", ".git", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "spark-warehouse",
+                 "metastore_db", "lakehouse", "lakehouse-example")
+
+
+def copy_repo(scratch: Path) -> Path:
+    """The work tree as it is (uncommitted changes included), without the venv and git:
+    with rsync when the machine has it, else the same copy in Python."""
+    target = scratch / "repo"
+    if shutil.which("rsync"):
+        excludes = [arg for name in COPY_EXCLUDES for arg in ("--exclude", name)]
+        subprocess.run(["rsync", "-a", *excludes, f"{REPO}/", f"{target}/"], check=True)
+    else:
+        shutil.copytree(REPO, target, symlinks=True, ignore=shutil.ignore_patterns(*COPY_EXCLUDES))
+    return target
+
+
+def apply(m: Mutant, copy: Path) -> None:
+    locate(m, copy)  # loud: the copy must hold the original exactly once too
+    path = copy / m.file
+    path.write_text(path.read_text().replace(m.original, m.replacement, 1))
+
+
+def run_env(copy: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+    # The venv holds an editable install of the repository: the copy must come first.
+    env["PYTHONPATH"] = f"{copy / 'src'}{os.pathsep}{copy}"
+    env["REASONLAKE_DRIVER_MEMORY"] = "2g"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def module_of(file: str) -> str | None:
+    if not (file.startswith("src/") and file.endswith(".py")):
+        return None
+    name = file[len("src/"):-len(".py")].replace("/", ".")
+    return name.removesuffix(".__init__")
+
+
+def check_import(m: Mutant, copy: Path, env: dict[str, str]) -> None:
+    """``reasonlake`` and the mutated module resolve to the copy (and the mutant compiles)."""
+    module = module_of(m.file) or "reasonlake"
+    probe = ("import importlib, reasonlake; "
+             f"print(reasonlake.__file__); print(importlib.import_module({module!r}).__file__)")
+    run = subprocess.run([str(PYTHON), "-c", probe], cwd=copy, env=env, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"importing {module} from the copy failed:\n{run.stderr[-2000:]}")
+    for line in run.stdout.split():
+        if not Path(line).resolve().is_relative_to(copy.resolve()):
+            raise RuntimeError(f"{line} is imported, not the copy under {copy}: PYTHONPATH does not come first")
+
+
+# parameter ids may hold spaces ("[{width: 4s, slide: 1s, start: 0}-8000]"); " - " starts the message
+_FIRST_FAILURE = re.compile(r"^(FAILED|ERROR) (.+?)(?: - .*)?$", re.MULTILINE)
+
+
+def first_failure(output: str) -> str:
+    """The test pytest's summary names first (``FAILED id - message`` / ``ERROR id``)."""
+    found = _FIRST_FAILURE.search(output)
+    if found:
+        return found.group(2)
+    if "error" in output.lower():
+        return "pytest error (see log)"
+    return "a failure pytest did not name (see log)"
+
+
+def pytest(tests: list[str], deselect: list[str], copy: Path, env: dict[str, str], timeout: float,
+           log, basetemp: Path) -> tuple[str, str]:
+    """One pytest run: (KILLED | PASSED | TIMEOUT | ERROR, detail)."""
+    cmd = [str(PYTHON), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not slow",
+           f"--basetemp={basetemp}", *tests, *(f"--deselect={d}" for d in deselect)]
+    log.write(f"$ {' '.join(cmd)}\n")
+    log.flush()
+    # a session of its own: on a timeout the whole group (pytest and its Spark JVM) is ended
+    proc = subprocess.Popen(cmd, cwd=copy, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)
+        output, _ = proc.communicate()
+        log.write(output)
+        return "TIMEOUT", f"no verdict after {timeout:.0f}s"
+    log.write(output)
+    log.flush()
+    if proc.returncode == 0:
+        return "PASSED", ""
+    if proc.returncode in (1, 2):  # tests failed; interrupted (-x or a collection error)
+        return "KILLED", first_failure(output)
+    if proc.returncode == 5:
+        return "ERROR", "no test collected"
+    return "ERROR", f"pytest exit {proc.returncode}"
+
+
+def fallback_tests(m: Mutant) -> tuple[list[str], list[str]]:
+    """The rest of the oracle subset: files the first stage ran whole are left out, tests it
+    ran alone are deselected."""
+    ran_whole = {t for t in m.tests if "::" not in t}
+    rest = [t for t in ORACLE_SUBSET if t not in ran_whole]
+    deselect = [t for t in m.tests if "::" in t and t.split("::")[0] in rest]
+    return rest, deselect
+
+
+def run_mutant(m: Mutant, args, logs: Path) -> Outcome:
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix=f"mutant-{m.id}-"))
+    log_path = logs / f"{m.id}.log"
+    try:
+        with open(log_path, "w") as log:
+            log.write(f"mutant {m.id} ({m.area}): {m.file}\n- {m.original.strip()}\n+ {m.replacement.strip()}\n"
+                      f"breaks: {m.breaks}\nscratch: {scratch}\n\n")
+            copy = copy_repo(scratch)
+            try:
+                apply(m, copy)
+                env = run_env(copy)
+                check_import(m, copy, env)
+            except (ValueError, RuntimeError) as exc:
+                log.write(f"{exc}\n")
+                return Outcome("ERROR", str(exc).splitlines()[0], time.monotonic() - started, log_path)
+            stages = [(list(m.tests), [])]
+            if not args.no_fallback:
+                rest, deselect = fallback_tests(m)
+                if rest:
+                    stages.append((rest, deselect))
+            for n, (tests, deselect) in enumerate(stages):
+                left = args.timeout - (time.monotonic() - started)
+                if left <= 0:
+                    return Outcome("TIMEOUT", f"no verdict after {args.timeout:.0f}s", time.monotonic() - started, log_path)
+                status, detail = pytest(tests, deselect, copy, env, left, log, scratch / f"pytest-{n}")
+                if status != "PASSED":
+                    return Outcome(status, detail, time.monotonic() - started, log_path)
+            return Outcome("SURVIVED", "SURVIVED", time.monotonic() - started, log_path)
+    finally:
+        if args.keep:
+            print(f"  kept {scratch}", file=sys.stderr)
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def run_baseline(mutants, args, logs: Path) -> bool:
+    """The unmutated copy passes every test the mutants start with: a kill is the mutant's."""
+    tests = sorted({t for m in mutants for t in m.tests})
+    scratch = Path(tempfile.mkdtemp(prefix="mutant-baseline-"))
+    try:
+        copy = copy_repo(scratch)
+        with open(logs / "baseline.log", "w") as log:
+            status, detail = pytest(tests, [], copy, run_env(copy), args.timeout, log, scratch / "pytest")
+        print(f"baseline: {status} {detail}".rstrip(), flush=True)
+        return status == "PASSED"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+# --- the command -----------------------------------------------------------------------------
+
+def table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def select(only: str | None) -> list[Mutant]:
+    if not only:
+        return list(MUTANTS)
+    wanted = [x.strip() for x in only.split(",") if x.strip()]
+    known = {m.id: m for m in MUTANTS}
+    unknown = [x for x in wanted if x not in known]
+    if unknown:
+        sys.exit(f"unknown mutant id(s): {', '.join(unknown)} (see --list)")
+    return [known[x] for x in wanted]
+
+
+def renice(level: int) -> None:
+    """At least this niceness for the script and every test it starts (never less nice)."""
+    current = os.nice(0)
+    if level > current:
+        os.nice(level - current)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list", action="store_true", help="print the mutants (snippets checked) and run nothing")
+    parser.add_argument("--only", help="comma-separated mutant ids")
+    parser.add_argument("--timeout", type=float, default=3600,
+                        help="seconds per mutant, its first tests and the fallback together (default 3600)")
+    parser.add_argument("--no-fallback", action="store_true",
+                        help="run only each mutant's own tests, not the rest of the oracle subset after them")
+    parser.add_argument("--baseline", action="store_true",
+                        help="first run the mutants' tests on an unmutated copy (a concurrent edit can break the tree)")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch copies")
+    parser.add_argument("--logs", type=Path, help="folder for each mutant's pytest output (default: a temp folder)")
+    parser.add_argument("--nice", type=int, default=10, help="niceness of the test runs (default 10)")
+    args = parser.parse_args(argv)
+
+    mutants = select(args.only)
+    lines = check_all(mutants)
+    bad = {k: v for k, v in lines.items() if isinstance(v, str)}
+    if args.list:
+        print(table([(m.id, m.area, f"{m.file}:{lines[m.id] if m.id not in bad else '?'}")
+                     for m in mutants], ("id", "area", "file:line")))
+        for m in mutants:
+            print(f"\n{m.id}: {m.breaks}\n  - {m.original.strip()}\n  + {m.replacement.strip()}")
+            for t in m.tests:
+                print(f"  tests first: {t}")
+    if bad:
+        for reason in bad.values():
+            print(f"error: {reason}", file=sys.stderr)
+        return 2
+    if args.list:
+        print(f"\n{len(mutants)} mutants; every original occurs exactly once")
+        return 0
+    if not PYTHON.exists():
+        sys.exit(f"{PYTHON} is missing: run scripts/setup.sh first")
+
+    renice(args.nice)
+    logs = args.logs or Path(tempfile.mkdtemp(prefix="mutant-logs-"))
+    logs.mkdir(parents=True, exist_ok=True)
+    print(f"logs: {logs}", flush=True)
+    if args.baseline and not run_baseline(mutants, args, logs):
+        print("the unmutated copy fails its tests: no verdict on any mutant (see baseline.log)", file=sys.stderr)
+        return 2
+
+    rows = []
+    outcomes = {}
+    for m in mutants:
+        print(f"{m.id} ...", flush=True)
+        outcome = run_mutant(m, args, logs)
+        outcomes[m.id] = outcome
+        shown = outcome.detail if outcome.status in ("KILLED", "SURVIVED") else f"{outcome.status}: {outcome.detail}"
+        print(f"  {shown} ({outcome.seconds:.0f}s)", flush=True)
+        rows.append((m.id, m.area, f"{m.file}:{lines[m.id]}", shown, f"{outcome.seconds:.0f}"))
+
+    print()
+    print(table(rows, ("id", "area", "file:line", "killed by", "seconds")))
+    survived = [k for k, o in outcomes.items() if o.status == "SURVIVED"]
+    undecided = [k for k, o in outcomes.items() if o.status == "TIMEOUT"]
+    broken = [k for k, o in outcomes.items() if o.status == "ERROR"]
+    killed = sum(o.status == "KILLED" for o in outcomes.values())
+    print(f"\n{killed}/{len(mutants)} killed" + (f"; survived: {', '.join(survived)}" if survived else "")
+          + (f"; timed out: {', '.join(undecided)}" if undecided else "")
+          + (f"; broken runs: {', '.join(broken)}" if broken else ""))
+    if broken:
+        return 2
+    return 1 if survived or undecided else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
