@@ -146,11 +146,33 @@ def pytest_runtest_setup(item):
     pytest.skip(f"{why} ({DEADLINE_ENV}); run `bash scripts/test.sh -m slow` for this test")
 
 
+def pytest_report_header(config):
+    from tests.engine.packed import SEED
+
+    return f"property seed: {SEED} (REASONLAKE_PROPERTY_SEED)"
+
+
+def _seed_line(terminalreporter) -> None:
+    """After a failure: the seed the generated cases came from and the command that replays
+    the failed tests with it (the seed changes each run of scripts/test.sh)."""
+    failed = [r.nodeid for key in ("failed", "error") for r in terminalreporter.stats.get(key, [])
+              if getattr(r, "nodeid", "")]
+    if not failed:
+        return
+    from tests.engine.packed import SEED
+
+    nodeids = " ".join(f"'{n}'" for n in dict.fromkeys(failed))
+    terminalreporter.write_sep("=", "replay")
+    terminalreporter.write_line(f"generated cases from seed {SEED}; replay the failed tests with:")
+    terminalreporter.write_line(f"  REASONLAKE_PROPERTY_SEED={SEED} bash scripts/test.sh -m 'slow or not slow' {nodeids}")
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """Under a deadline, list the tests it skipped: after pytest's own summary (the wrapper
     is outermost), just before the closing "N passed, ... in Xs" line."""
     result = yield
+    _seed_line(terminalreporter)
     if os.environ.get(DEADLINE_ENV):
         skipped = config.stash.get(_DEADLINE_SKIPPED, [])
         terminalreporter.write_sep("=", f"skipped by the CI deadline ({DEADLINE_ENV})")

@@ -10,9 +10,11 @@ owlrl's closure for the facts, and for each fact the origin IMaRS gives it, whic
 newest time ``t`` such that the window's items at ``t`` or later still entail it (the
 newest derivation, each derivation as old as its oldest premise).
 
-Cases are drawn from a seeded generator (``REASONLAKE_PROPERTY_SEED``, default fixed),
-``REASONLAKE_PROPERTY_EXAMPLES`` of them per suite, and ``Coverage`` counts what they
-exercised, so a suite fails when its streams stop deriving, expiring or renewing.
+Cases are drawn from a seeded generator (``REASONLAKE_PROPERTY_SEED``, default fixed;
+``random`` with ``scripts/test.sh`` draws a new one and prints it; a failure names the seed
+with the command that replays it), ``REASONLAKE_PROPERTY_EXAMPLES`` of them
+per suite, and ``Coverage`` counts what they exercised, so a suite fails when its streams
+stop deriving, expiring or renewing.
 """
 from __future__ import annotations
 
