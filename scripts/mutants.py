@@ -91,6 +91,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "a fact whose time falls inside a pane is filed one pane early (Spark's exp_pane): "
            "it leaves the table a slide before it leaves the window",
            (V_UNA, V_SPARK)),
+    Mutant("window-driver-pane-rounds-down", "windows", "src/reasonlake/engine/store/materialization.py",
+           ".otherwise(first - ((first - width - origin) // slide) * slide))",
+           ".otherwise(first + ((origin + width - first) // slide) * slide))",
+           "a driver close files a fact whose time falls inside a pane one pane early: it leaves "
+           "the table a slide before it leaves the window",
+           (V_UNA, V_RDFS)),
     # --- expiry --------------------------------------------------------------------------
     Mutant("expiry-resident-keeps-opening", "expiry", "src/reasonlake/engine/reason/resident.py",
            'kept = facts.filter(pl.col("origin") > opens)', 'kept = facts.filter(pl.col("origin") >= opens)',
@@ -182,6 +188,12 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("repair-newest-loses", "repair", "src/reasonlake/repair/preferred.py",
            "        t = self.oldest\n", "        t = self.latest\n",
            "a conflict set loses its newest member instead of its oldest: old is always better",
+           (R_DRIVER,)),
+    Mutant("repair-second-oldest-loses", "repair", "src/reasonlake/repair/preferred.py",
+           "        t = self.oldest\n",
+           "        t = sorted({i.ts for i in self.items})[1] if len({i.ts for i in self.items}) > 2 else self.oldest\n",
+           "a conflict of three or more times loses its second-oldest member: right on pairs, "
+           "wrong on a conflict that needs all three items",
            (R_DRIVER,)),
     Mutant("repair-loser-kept", "repair", "src/reasonlake/engine/repair_step.py",
            '.where(F.col("ts") <= F.col("lost_ts"))', '.where(F.col("ts") < F.col("lost_ts"))',

@@ -36,7 +36,7 @@ def test_every_inferred_fact_has_a_derivation_down_to_window_items(spark, tmp_pa
     explained = items_reached = 0
     late_in = False
     for close, _ in packed.closes(cases):
-        if close >= packed.ARRIVAL and not late_in:
+        if packed.late_due(cases, close) and not late_in:
             packed.ingest_late(lake, tmp_path, {shape: view})
             late_in = True
         lake.slide(view, until=close)
