@@ -224,6 +224,22 @@ class Lakehouse:
         self.home.require_init()
         return read.ntriples(self.home, name, close, version)
 
+    def query(self, name: str, text: str, *, close: int | None = None, version: int | None = None):
+        """A SPARQL query (SELECT, ASK, CONSTRUCT) over the view's content at a close or
+        published version, compiled onto Polars (``reasonlake.query``): a ``query.Answer``
+        (``variables`` and ``frame`` of N-Triples text, ``boolean`` or ``triples``;
+        ``to_spark(spark)``). A construct not supported yet is a ``SparqlError``."""
+        from reasonlake import query as sparql
+        from reasonlake.engine import query_read
+        from reasonlake.query.parse import algebra
+
+        algebra(text)  # a query that does not parse fails before the view is read
+        self.home.require_init()
+        triples, at = query_read.triples(self.home, name, close, version)
+        answer = sparql.run(triples, text)
+        answer.close = at
+        return answer
+
     def sql(self, query: str, *, only_named: bool = False):
         """A query over the views (each a table named after it) and the rl_* system tables;
         statements that write, or read paths outside the home, are refused (``sql_guard``).

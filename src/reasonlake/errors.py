@@ -96,6 +96,13 @@ class SqlError(UserError):
     code = "RL190"
 
 
+class SparqlError(UserError):
+    """`reasonlake query`: a SPARQL query that does not parse, or uses a construct the
+    compiler does not support yet (named, never answered wrongly)."""
+
+    code = "RL195"
+
+
 class ConcurrentWriteError(UserError):
     """Another command committed to the same table first (Delta's optimistic concurrency)."""
 

@@ -152,6 +152,15 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query")
     sql.add_argument("--format", choices=("table", "csv", "json"), default="table")
 
+    query = sub.add_parser("query", help="run a SPARQL query (SELECT, ASK, CONSTRUCT) over a view at a close")
+    query.add_argument("view")
+    query.add_argument("query", metavar="QUERY|FILE.rq", help="the query's text, or a file holding it")
+    at = query.add_mutually_exclusive_group()
+    at.add_argument("--close", type=str, help="close (default: the last processed one)")
+    at.add_argument("--version", type=int, help="a published version")
+    query.add_argument("--format", choices=("table", "json", "csv", "tsv"), default="table",
+                       help="SPARQL 1.1 results as JSON, CSV or TSV, or a table (CONSTRUCT: N-Triples)")
+
     history = sub.add_parser("history", help="one line per processed close")
     history.add_argument("view")
     history.add_argument("--plot", metavar="FILE.png",

@@ -390,6 +390,20 @@ def sql(args) -> int:
     return 0
 
 
+def query(args) -> int:
+    from reasonlake.query.results import write
+
+    text = args.query
+    if text.endswith((".rq", ".sparql")) or (Path(text).is_file() and "{" not in text):
+        if not Path(text).is_file():
+            raise UsageError(f"{text}: no such query file; give the query's text or a file holding it")
+        text = Path(text).read_text(encoding="utf-8")
+    close = _time(args.close) if args.close else None
+    answer = _lakehouse(args, defer=True).query(args.view, text, close=close, version=args.version)
+    sys.stdout.write(write(answer, args.format))
+    return 0
+
+
 def server(args) -> int:
     lake = Lakehouse(args.home)
     if args.action == "start":
@@ -419,5 +433,6 @@ VERBS = {
     "init": init, "view": view, "ingest": ingest, "run": run, "slide": slide, "rebuild": rebuild,
     "repair": repair, "history": history, "vacuum": vacuum, "validate": validate, "changes": changes,
     "explain": explain, "rules": rules, "violations": violations, "export": export, "sql": sql,
+    "query": query,
     "server": server,
 }

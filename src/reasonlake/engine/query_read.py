@@ -1,0 +1,32 @@
+"""A view's content at a close as a Polars frame of N-Triples text, for SPARQL queries
+(``reasonlake.query``): subject, predicate, object, each triple once, anonymous terms left
+out as ``export`` leaves them out.
+
+Read by delta-rs in this process where ``export`` reads so (``read._decoded_in_driver``:
+a local home, tables small enough), else through Spark and collected through Arrow.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from reasonlake.engine import read
+from reasonlake.engine.store.home import Home
+
+COLUMNS = ["subject", "predicate", "object"]
+
+
+def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[pl.DataFrame, int]:
+    """The view's triples at a close or published version, and the close read."""
+    from reasonlake.engine import arrow_bridge
+    from reasonlake.engine.store import retention
+
+    record, at, latest = read._picked(home, view, close, version)
+    pinned = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
+    found = read._decoded_in_driver(home, view, pinned, at,
+                                    "s.term AS subject, p.term AS predicate, o.term AS object")
+    if found is not None:
+        frame = pl.from_arrow(found)
+    else:
+        decoded = read.decode_facts(home, view, read.facts_at(home, view, record, at, latest))
+        frame = arrow_bridge.from_spark(decoded, COLUMNS)
+    return frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), at

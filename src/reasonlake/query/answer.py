@@ -1,0 +1,59 @@
+"""A query run over a triples frame, and its answer: solutions, a boolean or a graph."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from reasonlake.errors import SparqlError
+from reasonlake.query import construct, parse
+from reasonlake.query.polars_plan import Planner
+from reasonlake.query.solutions import UNIT
+
+
+@dataclass
+class Answer:
+    """``form`` "SELECT": ``variables`` and ``frame`` (one String column each, N-Triples,
+    null unbound), in the query's order; "ASK": ``boolean``; "CONSTRUCT": ``triples``
+    (sorted N-Triples lines)."""
+
+    form: str
+    variables: list[str] = field(default_factory=list)
+    frame: pl.DataFrame | None = None
+    boolean: bool | None = None
+    triples: list[str] = field(default_factory=list)
+    close: int | None = None  # the close read, when the triples were a view's
+
+    def to_spark(self, spark):
+        """The solutions (or the constructed triples) as a Spark DataFrame of strings."""
+        if self.form == "ASK":
+            return spark.createDataFrame([(self.boolean,)], "boolean boolean")
+        if self.form == "CONSTRUCT":
+            return spark.createDataFrame([(line,) for line in self.triples], "line string")
+        schema = ", ".join(f"`{v}` string" for v in self.variables) or "`_` string"
+        return spark.createDataFrame(self.frame.to_arrow(), schema) if self.variables else \
+            spark.createDataFrame([], schema)
+
+
+def run(triples: pl.DataFrame | pl.LazyFrame, text: str) -> Answer:
+    query = parse.algebra(text)
+    root = query.algebra
+    if root.name == "DescribeQuery":
+        raise SparqlError("DESCRIBE is not supported yet (SELECT, ASK and CONSTRUCT are)")
+    graph = (triples.lazy() if isinstance(triples, pl.DataFrame) else triples).unique()
+    solutions = Planner(graph).solutions(root)
+    if root.name == "AskQuery":
+        return Answer("ASK", boolean=solutions.frame.limit(1).collect().height > 0)
+    frame = solutions.frame.drop(UNIT).collect()
+    if root.name == "ConstructQuery":
+        missing = [v for v in _template_variables(root.template) if v not in frame.columns]
+        frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])
+        return Answer("CONSTRUCT", triples=construct.triples(frame, root.template))
+    variables = [str(v) for v in root.PV]
+    return Answer("SELECT", variables=variables, frame=frame.select(variables))
+
+
+def _template_variables(template) -> list[str]:
+    from rdflib import Variable
+
+    return [str(t) for triple in template or [] for t in triple if isinstance(t, Variable)]

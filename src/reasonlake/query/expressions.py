@@ -1,0 +1,352 @@
+"""SPARQL expressions (rdflib's algebra) compiled to Polars expressions over a solutions frame.
+
+Every expression compiles to a ``Value``: a String expression of N-Triples text (null: an
+error, or an unbound variable) and, for the operators that answer true or false, the
+Boolean expression itself (null: an error). SPARQL's three-valued logic is Polars':
+``&``/``|`` over nulls are Kleene's (an error OR true is true), ``~`` keeps an error one,
+and FILTER keeps the rows whose effective boolean value is true (17.2, 17.4.1.5).
+
+Operators and functions follow SPARQL 1.1 section 17 by their W3C names; what is not here
+raises ``SparqlError`` naming it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import polars as pl
+from rdflib import BNode, Literal, URIRef, Variable
+from rdflib.plugins.sparql.parserutils import CompValue
+
+from reasonlake.errors import SparqlError
+from reasonlake.query import terms as T
+
+
+@dataclass(frozen=True)
+class Value:
+    term: pl.Expr
+    truth: pl.Expr | None = None  # set for the operators that give a boolean
+
+    def as_term(self) -> pl.Expr:
+        return self.term
+
+    def as_truth(self) -> pl.Expr:
+        """The effective boolean value (17.2.2); null: a type error."""
+        return self.truth if self.truth is not None else effective_boolean(self.term)
+
+
+def truth_value(value: pl.Expr) -> Value:
+    return Value(T.boolean_term(value), value)
+
+
+def effective_boolean(term: pl.Expr) -> pl.Expr:
+    number = T.number(term)
+    is_boolean_type = T.written_datatype(term) == T.XSD_BOOLEAN
+    numeric_type = T.written_datatype(term).is_in(list(T.NUMERIC_RANK))
+    return (pl.when(is_boolean_type).then(T.boolean(term).fill_null(False))  # ill-typed: false
+            .when(numeric_type).then(pl.when(number.is_null()).then(False)
+                                     .otherwise((number != 0) & ~number.is_nan()))
+            .when(T.is_string_literal(term)).then(T.lexical(term).str.len_chars() > 0))
+
+
+class Compiler:
+    """Compiles the expressions of one part of a query, over the columns ``columns`` (a
+    variable that is not one of them is unbound everywhere)."""
+
+    def __init__(self, columns, exists: Callable | None = None):
+        self.columns = set(columns)
+        self.exists = exists  # (EXISTS node, negated) -> Boolean expression; None: not here
+        # Each operator reads its arguments many times (a term is taken apart for every type
+        # it may have): a nested argument is computed once into a hidden column first, or
+        # the expression would grow exponentially with the nesting. ``apply`` adds them.
+        self.prepared: list[pl.Expr] = []
+        self.names: list[str] = []
+
+    def apply(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        """``frame`` with the hidden columns the compiled expressions read (drop ``names`` after)."""
+        for column in self.prepared:
+            frame = frame.with_columns(column)
+        return frame
+
+    def _hidden(self, expr: pl.Expr) -> pl.Expr:
+        if _is_plain(expr):
+            return expr
+        name = f"$x{len(self.names)}.{id(self)}"
+        self.prepared.append(expr.alias(name))
+        self.names.append(name)
+        return pl.col(name)
+
+    def compile(self, expr) -> Value:
+        if isinstance(expr, Variable):
+            name = str(expr)
+            return Value(pl.col(name) if name in self.columns else pl.lit(None, pl.String))
+        if isinstance(expr, (URIRef, Literal)):
+            return Value(pl.lit(T.constant(expr)))
+        if isinstance(expr, BNode):
+            raise SparqlError("a blank node in an expression is not supported")
+        if isinstance(expr, CompValue):
+            handler = getattr(self, f"_{expr.name}", None)
+            if handler is None:
+                raise SparqlError(f"{_shown(expr.name)} is not supported yet in reasonlake's SPARQL")
+            return handler(expr)
+        raise SparqlError(f"the expression {expr!r} is not supported yet in reasonlake's SPARQL")
+
+    def term(self, expr) -> pl.Expr:
+        """The expression's term, as a column of the frame ``apply`` makes."""
+        return self._hidden(self.compile(expr).as_term())
+
+    def truth(self, expr) -> pl.Expr:
+        """The expression's effective boolean value, as a column of the frame ``apply`` makes."""
+        return self._hidden(self.compile(expr).as_truth())
+
+    # -- logic and comparison (17.4.1, 17.3) ----------------------------------------------
+    def _ConditionalAndExpression(self, e) -> Value:
+        out = self.truth(e.expr)
+        for other in e.other or []:
+            out = out & self.truth(other)
+        return truth_value(out)
+
+    def _ConditionalOrExpression(self, e) -> Value:
+        out = self.truth(e.expr)
+        for other in e.other or []:
+            out = out | self.truth(other)
+        return truth_value(out)
+
+    def _UnaryNot(self, e) -> Value:
+        return truth_value(~self.truth(e.expr))
+
+    def _RelationalExpression(self, e) -> Value:
+        left = self.term(e.expr)
+        if e.op in ("IN", "NOT IN"):
+            # 17.4.1.9: IN is = against each member, ORed (an error is dropped where another matches)
+            found = pl.lit(False)
+            for member in e.other:
+                found = found | compare("=", left, self.term(member))
+            return truth_value(found if e.op == "IN" else ~found)
+        return truth_value(compare(e.op, left, self.term(e.other)))
+
+    def _Builtin_sameTerm(self, e) -> Value:
+        a, b = self.term(e.arg1), self.term(e.arg2)
+        return truth_value(pl.when(a.is_not_null() & b.is_not_null()).then(a == b))
+
+    def _Builtin_BOUND(self, e) -> Value:
+        return truth_value(self.term(e.arg).is_not_null())
+
+    def _Builtin_IF(self, e) -> Value:
+        test = self.truth(e.arg1)
+        return Value(pl.when(test).then(self.term(e.arg2)).when(~test).then(self.term(e.arg3)))
+
+    def _Builtin_COALESCE(self, e) -> Value:
+        return Value(pl.coalesce([self.term(a) for a in e.arg]))
+
+    def _Builtin_EXISTS(self, e) -> Value:
+        return self._exists(e, negated=False)
+
+    def _Builtin_NOTEXISTS(self, e) -> Value:
+        return self._exists(e, negated=True)
+
+    def _exists(self, e, negated: bool) -> Value:
+        if self.exists is None:
+            raise SparqlError(f"{'NOT EXISTS' if negated else 'EXISTS'} is not supported yet outside a group's "
+                              "FILTER (in an OPTIONAL's FILTER, BIND, SELECT or ORDER BY)")
+        return truth_value(self.exists(e, negated))
+
+    # -- arithmetic (17.4.4 ... numeric type promotion) -------------------------------------
+    def _AdditiveExpression(self, e) -> Value:
+        return self._arithmetic(e)
+
+    def _MultiplicativeExpression(self, e) -> Value:
+        return self._arithmetic(e)
+
+    def _arithmetic(self, e) -> Value:
+        out = self.term(e.expr)
+        for op, other in zip(e.op, e.other):
+            out = arithmetic(op, out, self.term(other))
+        return Value(out)
+
+    def _UnaryMinus(self, e) -> Value:
+        term = self.term(e.expr)
+        return Value(T.numeric_term(T.numeric_rank(term), -T.number(term), -T.integer(term)))
+
+    def _UnaryPlus(self, e) -> Value:
+        term = self.term(e.expr)
+        return Value(pl.when(T.numeric_rank(term).is_not_null()).then(term))
+
+    # -- terms (17.4.2) ---------------------------------------------------------------------
+    def _Builtin_isIRI(self, e) -> Value:
+        return truth_value(T.is_iri(self.term(e.arg)))
+
+    _Builtin_isURI = _Builtin_isIRI
+
+    def _Builtin_isBLANK(self, e) -> Value:
+        return truth_value(T.is_blank(self.term(e.arg)))
+
+    def _Builtin_isLITERAL(self, e) -> Value:
+        return truth_value(T.is_literal(self.term(e.arg)))
+
+    def _Builtin_isNUMERIC(self, e) -> Value:
+        term = self.term(e.arg)
+        return truth_value(pl.when(term.is_not_null()).then(T.numeric_rank(term).is_not_null()))
+
+    def _Builtin_STR(self, e) -> Value:
+        term = self.term(e.arg)
+        return Value(pl.when(T.is_literal(term)).then(T.simple_literal(T.lexical(term)))
+                     .when(T.is_iri(term)).then(T.simple_literal(T.iri_value(term))))
+
+    def _Builtin_LANG(self, e) -> Value:
+        term = self.term(e.arg)
+        return Value(pl.when(T.is_literal(term)).then(T.simple_literal(T.language(term))))
+
+    def _Builtin_DATATYPE(self, e) -> Value:
+        return Value(T.iri_term(T.datatype(self.term(e.arg))))
+
+    def _Builtin_LANGMATCHES(self, e) -> Value:
+        tag, wanted = self.term(e.arg1), self.term(e.arg2)
+        tag_text, range_text = T.lexical(tag).str.to_lowercase(), T.lexical(wanted).str.to_lowercase()
+        # RFC 4647 basic filtering: "*" matches any tag but none; else the range or a prefix of it and "-"
+        matches = (pl.when(range_text == "*").then(tag_text != "")
+                   .otherwise((tag_text == range_text) | tag_text.str.starts_with(range_text + "-")))
+        return truth_value(pl.when(T.is_simple(tag) & T.is_simple(wanted)).then(matches))
+
+    # -- strings (17.4.3) ---------------------------------------------------------------------
+    def _Builtin_STRLEN(self, e) -> Value:
+        term = self.term(e.arg)
+        return Value(pl.when(T.is_string_literal(term)).then(T.integer_term(T.lexical(term).str.len_chars())))
+
+    def _Builtin_UCASE(self, e) -> Value:
+        return self._case(e, upper=True)
+
+    def _Builtin_LCASE(self, e) -> Value:
+        return self._case(e, upper=False)
+
+    def _case(self, e, upper: bool) -> Value:
+        term = self.term(e.arg)
+        lex = T.lexical(term)
+        changed = lex.str.to_uppercase() if upper else lex.str.to_lowercase()
+        return Value(pl.when(T.is_string_literal(term)).then(T.string_like(changed, T.language(term))))
+
+    def _Builtin_CONTAINS(self, e) -> Value:
+        return self._string_test(e, lambda a, b: a.str.contains(b, literal=True))
+
+    def _Builtin_STRSTARTS(self, e) -> Value:
+        return self._string_test(e, lambda a, b: a.str.starts_with(b))
+
+    def _Builtin_STRENDS(self, e) -> Value:
+        return self._string_test(e, lambda a, b: a.str.ends_with(b))
+
+    def _string_test(self, e, test) -> Value:
+        a, b = self.term(e.arg1), self.term(e.arg2)
+        return truth_value(pl.when(compatible_strings(a, b)).then(test(T.lexical(a), T.lexical(b))))
+
+    def _Builtin_CONCAT(self, e) -> Value:
+        args = [self.term(a) for a in e.arg]
+        if not args:
+            return Value(pl.lit(T.simple_literal(pl.lit(""))))
+        all_strings = pl.all_horizontal([T.is_string_literal(a) for a in args])
+        text = pl.concat_str([T.lexical(a) for a in args])
+        # the result keeps a language tag that every argument has (17.4.3.12)
+        first = T.language(args[0])
+        one_tag = pl.all_horizontal([T.language(a) == first for a in args])
+        lang = pl.when(one_tag).then(first).otherwise(pl.lit(""))
+        return Value(pl.when(all_strings).then(T.string_like(text, lang)))
+
+    def _Builtin_REGEX(self, e) -> Value:
+        text = self.term(e.text)
+        if not isinstance(e.pattern, Literal) or (e.flags is not None and not isinstance(e.flags, Literal)):
+            raise SparqlError("REGEX with a pattern or flags that are not constant strings is not supported yet")
+        flags = str(e.flags) if e.flags is not None else ""
+        if set(flags) - set("ismx"):
+            raise SparqlError(f"REGEX flag(s) {flags!r} are not supported (i, s, m, x are)")
+        pattern = (f"(?{flags})" if flags else "") + str(e.pattern)
+        try:
+            import re
+
+            re.compile(str(e.pattern))
+        except re.error as exc:
+            raise SparqlError(f"REGEX pattern {str(e.pattern)!r} is not a regular expression: {exc}") from None
+        return truth_value(pl.when(T.is_string_literal(text)).then(T.lexical(text).str.contains(pattern)))
+
+    def _Function(self, e) -> Value:
+        raise SparqlError(f"the function or cast <{e.iri}> is not supported yet in reasonlake's SPARQL")
+
+
+def _is_plain(expr: pl.Expr) -> bool:
+    """A column or a constant: cheap to read again."""
+    meta = expr.meta
+    return meta.is_column() or meta.is_literal(allow_aliasing=True)
+
+
+def compatible_strings(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """17.4.3.1.1: both simple, both with one language tag, or the second simple."""
+    return (T.is_string_literal(a) & T.is_string_literal(b)
+            & ((T.language(b) == "") | (T.language(a) == T.language(b))))
+
+
+def compare(op: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """``a op b`` by value (17.3's operator mapping); null: a type error."""
+    na, nb = T.number(a), T.number(b)
+    both_numbers = na.is_not_null() & nb.is_not_null()
+    both_simple = T.is_simple(a) & T.is_simple(b)
+    ba, bb = T.boolean(a), T.boolean(b)
+    both_booleans = ba.is_not_null() & bb.is_not_null()
+    ka, kb = T.moment_kind(a), T.moment_kind(b)
+    both_moments = ka.is_not_null() & (ka == kb)
+    la, lb = T.lexical(a), T.lexical(b)
+    ma, mb = T.moment(a), T.moment(b)
+    ia, ib = T.integer(a), T.integer(b)
+    both_integers = ia.is_not_null() & ib.is_not_null()
+
+    # = and != by value are one test: != is its negation, an error staying one
+    asked = "=" if op in ("=", "!=") else op
+
+    def by(x, y):
+        return {"=": x == y, "<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[asked]
+
+    valued = (pl.when(both_integers).then(by(ia, ib))  # exact beyond 2**53
+              .when(both_numbers).then(by(na, nb))
+              .when(both_simple).then(by(la, lb))
+              .when(both_booleans).then(by(ba.cast(pl.Int8), bb.cast(pl.Int8)))
+              .when(both_moments).then(by(ma, mb)))
+    comparable = both_numbers | both_simple | both_booleans | both_moments
+    known = a.is_not_null() & b.is_not_null()
+    if op in ("=", "!="):
+        # RDFterm-equal: the same term is equal; two different literals of types without an
+        # operator are an error; an IRI or blank node and anything else differ
+        literals = T.is_literal(a) & T.is_literal(b)
+        term_equal = pl.when(a == b).then(True).when(literals).then(None).otherwise(False)
+        equal = pl.when(comparable).then(valued).otherwise(term_equal)
+        return pl.when(known).then(equal if op == "=" else ~equal)
+    return pl.when(known & comparable).then(valued)
+
+
+def arithmetic(op: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """``a op b`` for numbers (17.3 and XPath's op:numeric-*): the result's type is the wider
+    operand's, and / of integers is a decimal; a division by zero is an error but for floats."""
+    ra, rb = T.numeric_rank(a), T.numeric_rank(b)
+    rank = pl.max_horizontal(ra, rb)
+    if op == "/":
+        rank = pl.max_horizontal(rank, pl.lit(1, pl.Int8))
+    rank = pl.when(ra.is_not_null() & rb.is_not_null()).then(rank)
+    na, nb = T.number(a), T.number(b)
+    ia, ib = T.integer(a), T.integer(b)
+    if op == "+":
+        as_float, as_integer = na + nb, ia + ib
+    elif op == "-":
+        as_float, as_integer = na - nb, ia - ib
+    elif op == "*":
+        as_float, as_integer = na * nb, ia * ib
+    elif op == "/":
+        as_float, as_integer = na / nb, pl.lit(None, pl.Int64)
+        rank = pl.when((nb != 0) | (rank >= 2)).then(rank)
+    else:
+        raise SparqlError(f"the operator {op!r} is not supported")
+    return T.numeric_term(rank, as_float, as_integer)
+
+
+def _shown(name: str) -> str:
+    """A rdflib node name as the SPARQL a user wrote: Builtin_STRUUID -> STRUUID()."""
+    if name.startswith("Builtin_"):
+        return f"the function {name[len('Builtin_'):]}()"
+    if name.startswith("Aggregate_"):
+        return f"the aggregate {name[len('Aggregate_'):].upper()}()"
+    return f"'{name}'"

@@ -1,0 +1,242 @@
+"""The value of an N-Triples term, as Polars expressions over a column of N-Triples text.
+
+A solution's column holds each bound term in canonical N-Triples (``parse/terms.py``):
+``<iri>``, ``_:b``, ``"lex"``, ``"lex"@en``, ``"lex"^^<dt>``; null is unbound (or, for a
+computed value, an error). Here a term is taken apart (kind, lexical form, language,
+datatype) and read as a number, a boolean or a moment where its datatype says so, for
+FILTER, ORDER BY and the aggregates; and values are written back as canonical terms.
+
+Numbers are read as 64-bit floats (xsd:decimal too: 15 significant digits kept when
+written back), and integers also as 64-bit integers, so integer arithmetic stays exact.
+A lexical form outside its datatype's lexical space (``"x"^^xsd:integer``) has no value:
+using it as a number is a type error, as SPARQL says.
+"""
+from __future__ import annotations
+
+import polars as pl
+
+from reasonlake.parse.terms import literal_term
+from reasonlake.vocab import RDF, XSD
+
+XSD_INTEGER = XSD + "integer"
+XSD_DECIMAL = XSD + "decimal"
+XSD_FLOAT = XSD + "float"
+XSD_DOUBLE = XSD + "double"
+XSD_BOOLEAN = XSD + "boolean"
+XSD_STRING = XSD + "string"
+XSD_DATETIME = XSD + "dateTime"
+XSD_DATE = XSD + "date"
+RDF_LANGSTRING = RDF + "langString"
+
+# XSD's types derived from xsd:integer: their values are integers, and arithmetic on them
+# gives xsd:integer (SPARQL 1.1, 17.3: numeric type promotion)
+INTEGER_TYPES = tuple(XSD + t for t in (
+    "integer", "nonPositiveInteger", "negativeInteger", "long", "int", "short", "byte",
+    "nonNegativeInteger", "unsignedLong", "unsignedInt", "unsignedShort", "unsignedByte", "positiveInteger"))
+# the numeric types in the order of promotion: integer < decimal < float < double
+NUMERIC_RANK = {**{t: 0 for t in INTEGER_TYPES}, XSD_DECIMAL: 1, XSD_FLOAT: 2, XSD_DOUBLE: 3}
+RANK_TYPE = {0: XSD_INTEGER, 1: XSD_DECIMAL, 2: XSD_FLOAT, 3: XSD_DOUBLE}
+
+TRUE = literal_term("true", datatype=XSD_BOOLEAN)
+FALSE = literal_term("false", datatype=XSD_BOOLEAN)
+
+# lexical spaces (XSD 1.1 Part 2, 3.3): a form outside them has no value
+_INTEGER_LEXICAL = r"^[+-]?[0-9]+$"
+_DECIMAL_LEXICAL = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
+_FLOAT_LEXICAL = r"^([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?INF|NaN)$"
+_BOOLEAN_LEXICAL = r"^(true|false|1|0)$"
+
+# A canonical literal: "lexical" then @lang or ^^<datatype> or nothing. The greedy body takes
+# the longest match, which is the term's own (an escaped quote cannot end it).
+_LITERAL = r'(?s)^"(.*)"(?:@([A-Za-z0-9\-]+)|\^\^<([^>]*)>)?$'
+
+# the escapes of canonical N-Triples (``parse/terms._quote``): read in one left-to-right pass
+_CONTROL = [chr(c) for c in [*range(0x20), 0x7F] if chr(c) not in "\b\t\n\f\r"]
+_ESCAPED = ["\\\\", '\\"', "\\b", "\\t", "\\n", "\\f", "\\r", *(f"\\u{ord(c):04X}" for c in _CONTROL)]
+_PLAIN = ["\\", '"', "\b", "\t", "\n", "\f", "\r", *_CONTROL]
+
+
+def _parts(term: pl.Expr) -> pl.Expr:
+    return term.str.extract_groups(_LITERAL)
+
+
+def is_iri(term: pl.Expr) -> pl.Expr:
+    return term.str.starts_with("<")
+
+
+def is_blank(term: pl.Expr) -> pl.Expr:
+    return term.str.starts_with("_:")
+
+
+def is_literal(term: pl.Expr) -> pl.Expr:
+    return term.str.starts_with('"')
+
+
+def lexical(term: pl.Expr) -> pl.Expr:
+    """A literal's lexical form, unescaped (null for an IRI or a blank node)."""
+    return _parts(term).struct.field("1").str.replace_many(_ESCAPED, _PLAIN)
+
+
+def language(term: pl.Expr) -> pl.Expr:
+    """A literal's language tag ("" for none; null for an IRI or a blank node)."""
+    return pl.when(is_literal(term)).then(_parts(term).struct.field("2").fill_null(""))
+
+
+def written_datatype(term: pl.Expr) -> pl.Expr:
+    """The datatype IRI as written (null for a simple or language-tagged literal)."""
+    return _parts(term).struct.field("3")
+
+
+def datatype(term: pl.Expr) -> pl.Expr:
+    """A literal's datatype IRI (xsd:string, rdf:langString for the implicit ones)."""
+    # is_literal is null for an unbound term, and a null condition falls through to the next:
+    # the literal test comes first and positive
+    return (pl.when(is_literal(term) & (language(term) != "")).then(pl.lit(RDF_LANGSTRING))
+            .when(is_literal(term)).then(written_datatype(term).fill_null(XSD_STRING)))
+
+
+def iri_value(term: pl.Expr) -> pl.Expr:
+    """An IRI's text without the brackets."""
+    return pl.when(is_iri(term)).then(term.str.slice(1, term.str.len_chars() - 2))
+
+
+def is_simple(term: pl.Expr) -> pl.Expr:
+    """A simple literal (xsd:string: the canonical form drops ``^^xsd:string``)."""
+    return is_literal(term) & term.str.ends_with('"')
+
+
+def is_string_literal(term: pl.Expr) -> pl.Expr:
+    """A simple or language-tagged literal: what the string functions take."""
+    return is_simple(term) | (is_literal(term) & (language(term) != ""))
+
+
+def numeric_rank(term: pl.Expr) -> pl.Expr:
+    """0 integer, 1 decimal, 2 float, 3 double; null: not a number (or an ill-typed one)."""
+    dt = written_datatype(term)
+    rank = dt.replace_strict(NUMERIC_RANK, default=None, return_dtype=pl.Int8)
+    lex = lexical(term)
+    valid = (pl.when(rank == 0).then(lex.str.contains(_INTEGER_LEXICAL))
+             .when(rank == 1).then(lex.str.contains(_DECIMAL_LEXICAL))
+             .otherwise(lex.str.contains(_FLOAT_LEXICAL)))
+    return pl.when(valid).then(rank)
+
+
+def number(term: pl.Expr) -> pl.Expr:
+    """A numeric literal's value as a float (null: not a number)."""
+    return pl.when(numeric_rank(term).is_not_null()).then(lexical(term).cast(pl.Float64, strict=False))
+
+
+def integer(term: pl.Expr) -> pl.Expr:
+    """An integer literal's value as a 64-bit integer (null: not an integer, or too large)."""
+    return pl.when(numeric_rank(term) == 0).then(lexical(term).str.strip_prefix("+").cast(pl.Int64, strict=False))
+
+
+def boolean(term: pl.Expr) -> pl.Expr:
+    """An xsd:boolean literal's value (null: not a boolean, or ill-typed)."""
+    lex = lexical(term)
+    return (pl.when((written_datatype(term) == XSD_BOOLEAN) & lex.str.contains(_BOOLEAN_LEXICAL))
+            .then(lex.is_in(["true", "1"])))
+
+
+def moment_kind(term: pl.Expr) -> pl.Expr:
+    """What a moment compares with: "dateTime"/"date" with a time zone ("Z" appended) or
+    without; values of two kinds are not comparable (an indeterminate order is an error)."""
+    dt = written_datatype(term)
+    zoned = lexical(term).str.contains(r"(Z|[+-][0-9]{2}:[0-9]{2})$")
+    kind = pl.when(dt == XSD_DATETIME).then(pl.lit("dateTime")).when(dt == XSD_DATE).then(pl.lit("date"))
+    return pl.when(moment(term).is_not_null()).then(kind + pl.when(zoned).then(pl.lit("Z")).otherwise(pl.lit("")))
+
+
+def moment(term: pl.Expr) -> pl.Expr:
+    """An xsd:dateTime or xsd:date literal as microseconds since 1970 (UTC where zoned)."""
+    dt = written_datatype(term)
+    lex = lexical(term).str.replace(r"Z$", "+00:00")
+    zoned = lex.str.contains(r"[+-][0-9]{2}:[0-9]{2}$")
+    date_time = pl.coalesce(
+        pl.when(zoned).then(lex.str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%:z", time_zone="UTC", strict=False)
+                            .dt.replace_time_zone(None)),
+        pl.when(~zoned).then(lex.str.to_datetime("%Y-%m-%dT%H:%M:%S%.f", time_zone=None, strict=False)))
+    date = pl.coalesce(
+        pl.when(zoned).then((lex.str.slice(0, 10) + "T00:00:00" + lex.str.slice(10))
+                            .str.to_datetime("%Y-%m-%dT%H:%M:%S%:z", time_zone="UTC", strict=False)
+                            .dt.replace_time_zone(None)),
+        pl.when(~zoned).then(lex.str.to_datetime("%Y-%m-%d", time_zone=None, strict=False)))
+    return (pl.when(dt == XSD_DATETIME).then(date_time.dt.cast_time_unit("us"))
+            .when(dt == XSD_DATE).then(date.dt.cast_time_unit("us"))).dt.epoch("us")
+
+
+# -- writing values back as terms -------------------------------------------------------------
+
+def quoted(lex: pl.Expr) -> pl.Expr:
+    """A lexical form as the quoted part of a canonical literal."""
+    return '"' + lex.str.replace_many(_PLAIN, _ESCAPED) + '"'
+
+
+def simple_literal(lex: pl.Expr) -> pl.Expr:
+    return quoted(lex)
+
+
+def typed_literal(lex: pl.Expr, datatype_iri: str | pl.Expr) -> pl.Expr:
+    dt = pl.lit(datatype_iri) if isinstance(datatype_iri, str) else datatype_iri
+    return quoted(lex) + "^^<" + dt + ">"
+
+
+def string_like(lex: pl.Expr, lang: pl.Expr) -> pl.Expr:
+    """A simple literal, or a language-tagged one where ``lang`` is not ""."""
+    return pl.when(lang != "").then(quoted(lex) + "@" + lang).otherwise(quoted(lex))
+
+
+def iri_term(value: pl.Expr) -> pl.Expr:
+    return "<" + value + ">"
+
+
+def boolean_term(value: pl.Expr) -> pl.Expr:
+    return pl.when(value).then(pl.lit(TRUE)).when(~value).then(pl.lit(FALSE))
+
+
+def integer_term(value: pl.Expr) -> pl.Expr:
+    return typed_literal(value.cast(pl.Int64).cast(pl.String), XSD_INTEGER)
+
+
+def float_lexical(value: pl.Expr) -> pl.Expr:
+    """A float as an xsd:double / xsd:float lexical form (INF, -INF, NaN as XSD spells them)."""
+    return (pl.when(value.is_nan()).then(pl.lit("NaN"))
+            .when(value == float("inf")).then(pl.lit("INF"))
+            .when(value == float("-inf")).then(pl.lit("-INF"))
+            .otherwise(value.cast(pl.String)))
+
+
+def decimal_lexical(value: pl.Expr) -> pl.Expr:
+    """A float as an xsd:decimal lexical form: 15 significant digits (a float's exact ones),
+    never an exponent (xsd:decimal has none)."""
+    rounded = value.round_sig_figs(15)
+    text = rounded.cast(pl.String)
+    # a very large or small value prints with an exponent: written out in full instead
+    return pl.when(text.str.contains("e")).then(rounded.map_elements(_plain_decimal, return_dtype=pl.String)).otherwise(text)
+
+
+def _plain_decimal(value: float) -> str:
+    from decimal import Decimal
+
+    return format(Decimal(repr(value)), "f")
+
+
+def numeric_term(rank: pl.Expr, as_float: pl.Expr, as_integer: pl.Expr) -> pl.Expr:
+    """A number of type ``rank`` (``NUMERIC_RANK``) as a literal; integers from ``as_integer``."""
+    return (pl.when(rank == 0).then(typed_literal(as_integer.cast(pl.String), XSD_INTEGER))
+            .when(rank == 1).then(typed_literal(decimal_lexical(as_float), XSD_DECIMAL))
+            .when(rank == 2).then(typed_literal(float_lexical(as_float), XSD_FLOAT))
+            .when(rank == 3).then(typed_literal(float_lexical(as_float), XSD_DOUBLE)))
+
+
+def constant(term) -> str:
+    """An rdflib term of the query (IRI or literal) as canonical N-Triples text."""
+    from rdflib import BNode, Literal, URIRef
+
+    if isinstance(term, URIRef):
+        return f"<{term}>"
+    if isinstance(term, Literal):
+        return literal_term(str(term), term.language, str(term.datatype) if term.datatype else None)
+    if isinstance(term, BNode):
+        return f"_:{term}"
+    raise TypeError(f"not an RDF term: {term!r}")
