@@ -105,6 +105,16 @@ def vocabulary(number: int, classes: int, props: int, people: int) -> tuple[list
 # ---- ontologies: the axioms each profile's rules read ----------------------------------------
 
 
+def declarations(classes: list[str], props: list[str]) -> list[tuple[str, str]]:
+    """Each class and property declared, as ontologies do. OWL 2 RL's scm-cls and scm-op make
+    each its own subclass (subproperty) from its declaration, and scm-svf1/2, scm-avf1/2 and
+    scm-hv then make two restrictions of one kind on one property and filler equivalent; the
+    engine's compiler relates such restrictions whatever is declared, owlrl only from the
+    declarations (seed 44280409 drew C2 ≡ ∃p2.C2 and C3 ≡ ∃p2.C2, so C3 ⊑ C2)."""
+    return ([("decl", f"{x} a <{OWL}Class> .") for x in classes]
+            + [("decl", f"{x} a <{OWL}ObjectProperty> .") for x in props])
+
+
 def _chain(r: random.Random, kind: str, terms: list[str], relation: str) -> list[tuple[str, str]]:
     order = r.sample(terms, len(terms))
     return [(kind, f"{a} <{RDFS}{relation}> {b} .") for a, b in zip(order, order[1:])]
@@ -178,8 +188,10 @@ def generate(profile: str, count: int = EXAMPLES, seed: int = SEED,
             tbox = [(k, make()) for k, make in (r.choice(pool) for _ in range(r.randint(2, 8)))]
         if deep:
             tbox = _chain(r, "sco", c, "subClassOf") + _chain(r, "spo", p, "subPropertyOf") + tbox
+        if profile == "owl2rl":
+            tbox = declarations(c, p) + tbox
         case = Case(n, c, p, i, tbox=tbox, shape=shapes[n % len(shapes)])
-        named = " ".join(line for _, line in tbox)
+        named = " ".join(line for kind, line in tbox if kind != "decl")
         # mostly the terms the ontology names, so that its rules fire
         used_c = [x for x in c if x in named] or c
         used_p = [x for x in p if x in named] or p
@@ -194,6 +206,11 @@ def generate(profile: str, count: int = EXAMPLES, seed: int = SEED,
             else:
                 x = (r.choice(i), TYPE, r.choice(used_c if r.random() < 0.8 else c))
             items.append((x, draw_time(r, case.shape)))
+        disjoint = [line.split(" ") for kind, line in tbox if kind == "dw"]
+        if disjoint and r.random() < 0.5:  # one individual in two disjoint classes: a violation
+            a, _, b, _ = r.choice(disjoint)
+            x = r.choice(i)
+            items += [((x, TYPE, a), draw_time(r, case.shape)), ((x, TYPE, b), draw_time(r, case.shape))]
         items = sorted(set(items), key=lambda e: (e[1], e[0]))
         arrival = arrival_close(case.shape)
         for item in items:

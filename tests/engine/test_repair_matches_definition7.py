@@ -83,7 +83,7 @@ def generate(count: int = packed.EXAMPLES, seed: int = packed.SEED) -> list[pack
             while _recursive(tbox):
                 tbox, events, planted = _drawn(r, c, p, i, three)
             case.planted = planted
-        case.tbox = [("", line) for line in tbox]
+        case.tbox = packed.declarations(c, p) + [("", line) for line in tbox]
         case.events = sorted(set(events), key=lambda e: (e[1], e[0]))
         cases.append(case)
     return cases
