@@ -108,31 +108,35 @@ class Deriver:
 
     def _derived(self, key: Key, origin: int, rule: str, path: frozenset[Key]) -> Step:
         """The derivation whose oldest premise is newest, of those whose premises can be
-        explained off ``path``; a step without premises when none can."""
-        ranked = sorted(((min(self._origin(p) for p in premises), n, premises, tbox)
-                         for n, (premises, tbox) in enumerate(self._candidates(key, rule, path))), reverse=True)
-        for _, _, premises, tbox in ranked:
+        explained off ``path``, by any rule (the table's ``rule`` names one derivation, and
+        the newest may be another rule's when the one it names runs through ``path``); of
+        derivations as new, the table's rule first. A step without premises when none can."""
+        ranked = sorted(((min(self._origin(p) for p in premises), by == rule, -n, by, premises, tbox)
+                         for n, (premises, tbox, by) in enumerate(self._candidates(key, path))), reverse=True)
+        for _, _, _, by, premises, tbox in ranked:
             steps = [self.explain(p, path) for p in premises]
             if all(s is not None and (s.rule is None or s.background or s.premises) for s in steps):
-                return Step(key, origin, rule, steps, tbox)
+                return Step(key, origin, by, steps, tbox)
         return Step(key, origin, rule)
 
     def _origin(self, key: Key) -> int:
         rows = self.best(*key)
         return rows.row(0)[3] if not rows.is_empty() else -(2**63)
 
-    def _candidates(self, key: Key, rule: str, path: frozenset[Key]):
-        """(premises, TBox axioms) of each instantiation of ``rule`` whose head is ``key``
+    def _candidates(self, key: Key, path: frozenset[Key]):
+        """(premises, TBox axioms, rule) of each instantiation of a rule whose head is ``key``
         and whose premises are all in the view and off ``path``."""
         s, p, o = key
         for linear in self.linear_by_head.get(p, ()):
-            if linear.rule == rule:
-                yield from self._linear(linear, s, o, path)
-        if p in self.transitive and rule in ("prp-trp", "eq-trans"):
-            yield from self._transitive(s, p, o, path)
+            for premises, tbox in self._linear(linear, s, o, path):
+                yield premises, tbox, linear.rule
+        if p in self.transitive:
+            rule = "eq-trans" if self.transitive[p] == SAME_AS else "prp-trp"
+            for premises, tbox in self._transitive(s, p, o, path):
+                yield premises, tbox, rule
         for join in self.program.positive():
-            if join.rule == rule:
-                yield from self._join(join, key, path)
+            for premises, tbox in self._join(join, key, path):
+                yield premises, tbox, join.rule
 
     def _linear(self, rule: LinearRule, s: int, o: int, path):
         bound = {}
