@@ -554,11 +554,9 @@ class Coverage:
             self.renewed |= {(n, line, facts[line]) for line in renewed}
             self.renewed_derived |= {(n, line, facts[line]) for line in renewed - asserted}
         opens = close - case.width
-        for item in items:
-            t = item[1]
-            self.at_close |= {(n, item)} if t == close else set()
-            self.after_opening |= {(n, item)} if t == opens + 1 else set()
-            self.sub_second |= {(n, item)} if t % 1000 else set()
+        self.at_close |= {(n, item) for item in items if item[1] == close}
+        self.after_opening |= {(n, item) for item in items if item[1] == opens + 1}
+        self.sub_second |= {(n, item) for item in items if item[1] % 1000}
         self.at_opening |= {(n, item) for item in arrived(case, close) if item[1] == opens}
 
     # The thresholds hold for every seed tried (1-12 and the default at 25 cases a suite: the

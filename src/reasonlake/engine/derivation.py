@@ -131,9 +131,7 @@ class Deriver:
             for premises, tbox in self._linear(linear, s, o, path):
                 yield premises, tbox, linear.rule
         if p in self.transitive:
-            rule = "eq-trans" if self.transitive[p] == SAME_AS else "prp-trp"
-            for premises, tbox in self._transitive(s, p, o, path):
-                yield premises, tbox, rule
+            yield from self._transitive(s, p, o, path)
         for join in self.program.positive():
             for premises, tbox in self._join(join, key, path):
                 yield premises, tbox, join.rule
@@ -188,7 +186,7 @@ class Deriver:
         for mid in pairs.get_column("mid").to_list():
             premises = [(s, p, mid), (mid, p, o)]
             if not any(q in path for q in premises):
-                yield premises, tbox
+                yield premises, tbox, rule
 
     def _join(self, join, key: Key, path):
         """The body's matches with the head bound to ``key``: atoms joined one by one."""
