@@ -126,9 +126,10 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
     process = subprocess.Popen(
         [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port)],
         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, env=env)
-    server = Server(pid=process.pid, port=port, started=time.time())
     deadline = time.monotonic() + timeout
-    while not _listening(port):
+    # the server names itself in the home once its session is up (the Connect plugin listens
+    # while the session is still being made: a JVM dying then must leave no file behind)
+    while not (_announced(root, process.pid) and _listening(port)):
         if process.poll() is not None or time.monotonic() > deadline:
             if process.poll() is None:
                 process.kill()
@@ -136,9 +137,14 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
                 f"the command server did not start (see {folder / LOG_FILE}); check that Java 17 is "
                 "installed and that Maven Central is reachable for the Delta jars")
         time.sleep(0.25)
+    server = recorded(root)
     _warm_up(server, root)
-    (folder / SERVER_FILE).write_text(json.dumps(asdict(server)))
     return server, True
+
+
+def _announced(root: str, pid: int) -> bool:
+    server = recorded(root)
+    return server is not None and server.pid == pid
 
 
 def stop(root: str, *, timeout: float = 60) -> Server | None:
@@ -169,7 +175,12 @@ def _serve(root: str, port: int) -> None:
             "spark.driver.bindAddress": LOOPBACK, "spark.driver.host": LOOPBACK}
     if catalog.local_metastore(root):
         conf.update(catalog.metastore_conf(root))
-    spark = get_spark(conf=conf)
+    try:
+        spark = get_spark(conf=conf)
+    except BaseException as exc:  # the JVM died or refused while starting: never announced
+        print(f"the server's session did not start: {exc}", file=sys.stderr)
+        os._exit(1)
+    _announce(root, Server(pid=os.getpid(), port=port, started=time.time()))
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
     while not stopping:
@@ -188,6 +199,15 @@ def _jvm_exited(spark) -> int | None:
     """The JVM's exit code once it has exited (the wrapper launched it), else None."""
     process = getattr(spark.sparkContext._gateway, "proc", None)
     return None if process is None else process.poll()
+
+
+def _announce(root: str, server: Server) -> None:
+    """The home names this process as its server: written whole, then renamed into place, so
+    a reader never sees half a file."""
+    folder = _folder(root)
+    part = folder / f"{SERVER_FILE}.{server.pid}"
+    part.write_text(json.dumps(asdict(server)))
+    part.replace(folder / SERVER_FILE)
 
 
 def _forget(root: str) -> None:
