@@ -7,17 +7,22 @@ which the rule compiler reads from the TBox) become the view's ontology, and the
 triples are streamed as one event. A case then passes when
 
 * POSITIVE_ENTAILMENT: every instance-level conclusion triple is in the view's export and
-  every schema-level one is in the case's TBox saturated by the compiler
-  (``reasonlake.compile.schema.saturated_schema``); blank nodes of a conclusion are
-  existential, matched jointly across both parts;
+  every schema-level one is in the case's TBox or in owlrl's closure of it, as far as that
+  closure is in scope (``schema_closure``: not the reflexive triples, not the RDF, RDFS, OWL
+  and XSD vocabularies describing themselves, not rdfs13's datatype subsumptions; the
+  engine's own compiler is never the oracle); blank nodes of a conclusion are existential,
+  matched jointly across both parts. A failing case names the conclusion triples it misses,
+  in its own terms (``Outcome.missing``): an expected failure lists them
+  (``expected_missing.json``), so that a triple newly missing there fails the case in earnest;
 * INCONSISTENCY: the view's violations list at least one violation over the case's triples.
 
 A POSITIVE_ENTAILMENT case streamed through the engine (one with instance-level conclusion
 triples) must moreover be sound: every exported triple of the case (see ``soundness``) must be
 in owlrl's closure of the case's premises, computed as ``tests/oracle.py`` does; the extra
-triples make its verdict negative. INCONSISTENCY cases are left out of that check (everything
-follows from an inconsistent premise), and so are the cases the engine does not run (schema-only
-or empty conclusions: their instance triples are not streamed).
+triples make its verdict negative, and fail an expected failure too. INCONSISTENCY cases are
+left out of that check (everything follows from an inconsistent premise), and so are the cases
+the engine does not run (schema-only or empty conclusions: their instance triples are not
+streamed).
 
 One Spark run per case would cost about ten seconds each, so all cases of a profile share
 one view: every IRI outside the rdf:/rdfs:/owl:/xsd: namespaces is renamed into a per-case
@@ -41,20 +46,23 @@ from pathlib import Path
 
 import owlrl
 from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.compare import to_canonical_graph
 from rdflib.term import _toPythonMapping
 
-from reasonlake.compile.program import compile_program
-from reasonlake.compile.schema import saturated_schema
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX, load_tbox
-from reasonlake.declare.view import OntologySource
+from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.parse.formats import SKOLEM_PREFIX
 from reasonlake.parse.lexical import as_written
-from reasonlake.parse.terms import iri_term, literal_term, split_statement
+from reasonlake.parse.terms import iri_term, literal_parts, literal_term, split_statement
 from reasonlake.vocab import (
+    EQUIVALENT_CLASS,
+    EQUIVALENT_PROPERTY,
     OWL,
     PROV_GENERATED_AT,
     RDF,
     RDFS,
+    SAME_AS,
+    SUB_CLASS_OF,
+    SUB_PROPERTY_OF,
     TYPE,
     XSD,
     iri,
@@ -96,7 +104,7 @@ class Case:
     profile: str
     kind: str  # POSITIVE or INCONSISTENCY
     description: str
-    premise: tuple[Triple, ...]  # N-Triples terms as in the files, blank nodes _:label
+    premise: tuple[Triple, ...]  # N-Triples terms as in the files, blank nodes _:b0, _:b1, ...
     conclusion: tuple[Triple, ...]  # empty for INCONSISTENCY cases
 
 
@@ -137,7 +145,21 @@ def _graph(path: Path) -> tuple[Triple, ...]:
     with as_written(), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         graph.parse(path, format="turtle")
-    return tuple(sorted((_term(s), _term(p), _term(o)) for s, p, o in graph))
+        return _stable_blank_nodes(graph)
+
+
+def _stable_blank_nodes(graph: Graph) -> tuple[Triple, ...]:
+    """The graph's triples, sorted, with blank nodes labelled alike on every parse.
+
+    rdflib labels a file's blank nodes afresh on each parse, so a conclusion triple with one
+    could not be named in ``expected_missing.json``. rdflib.compare labels them from the graph's
+    structure; those long labels then become ``_:b0``, ``_:b1``, ... in order of appearance.
+    """
+    triples = sorted((_term(s), _term(p), _term(o)) for s, p, o in to_canonical_graph(graph))
+    short: dict[str, str] = {}
+    for x in (x for t in triples for x in t if x.startswith("_:")):
+        short.setdefault(x, f"_:b{len(short)}")
+    return tuple(sorted(tuple(short.get(x, x) for x in t) for t in triples))
 
 
 def _term(node) -> str:
@@ -202,7 +224,8 @@ class Prepared:
     tbox: list[Triple]
     abox: list[Triple]
     instance: list[Triple]  # conclusion patterns checked against the export; ?x: a variable
-    schema: list[Triple]  # conclusion patterns checked against the saturated TBox
+    schema: list[Triple]  # conclusion patterns checked against ``schema_closure``
+    own: dict[Triple, Triple] = field(default_factory=dict)  # pattern -> its conclusion triple, as the case writes it
     batch: int = 0  # the window the case's instance triples are streamed in
 
     @property
@@ -243,6 +266,7 @@ def prepare(case: Case, number: int) -> Prepared:
         tbox=rename(tbox, premise_term), abox=rename(abox, premise_term),
         instance=[t for t in conclusion if tbox_reason(*t) is None],
         schema=[t for t in conclusion if tbox_reason(*t) is not None],
+        own=dict(zip(conclusion, case.conclusion)),
     )
 
 
@@ -282,12 +306,41 @@ def assign_batches(cases: list[Prepared]) -> int:
 
 # ---- schema-level check ---------------------------------------------------------------------
 
+# rdfs6, rdfs10, scm-cls, scm-op, scm-dp and eq-ref make every class, property and individual
+# related to itself by these
+_REFLEXIVE = frozenset({SUB_CLASS_OF, SUB_PROPERTY_OF, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, SAME_AS})
+_DATATYPE, _LITERAL = iri(RDFS + "Datatype"), iri(RDFS + "Literal")
+# cls-thing and cls-nothing1: OWL 2 RL rules without premises, so the profile's own conclusions
+# about its vocabulary rather than axiomatic triples
+_PREMISELESS = frozenset((iri(OWL + x), TYPE, iri(OWL + "Class")) for x in ("Thing", "Nothing"))
 
-def schema_of(c: Prepared, profile: str, unique_names: bool) -> set[Triple]:
-    """The case's TBox as reasonlake loads it, plus what the compiled program saturates."""
-    text = "".join(f"{s} {p} {o} .\n" for s, p, o in c.tbox)
-    tbox = load_tbox((OntologySource(f"{c.case.key}.nt", text, "nt"),))
-    return set(tbox) | set(saturated_schema(compile_program(tbox, profile, unique_names)))
+
+def out_of_scope(t: Triple, closure: set[Triple]) -> str | None:
+    """Why a schema triple owlrl derives is no conclusion the engine is held to; None if it is one.
+
+    The engine reasons over a TBox compiled once per view and leaves out, by design (the
+    reasons are in ``expected_failures``): the reflexive triples, the axiomatic triples of
+    the RDF, RDFS, OWL and XSD vocabularies (owlrl adds some even without its axiomatic triples:
+    dt-type1's ``xsd:T a rdfs:Datatype``, the OWL annotation properties typed
+    ``owl:AnnotationProperty``) and datatype reasoning (rdfs13's ``D rdfs:subClassOf rdfs:Literal``).
+    cls-thing's and cls-nothing1's ``owl:Thing``/``owl:Nothing a owl:Class`` are in scope.
+    """
+    s, p, o = t
+    if s == o and p in _REFLEXIVE:
+        return "reflexive"
+    if s.startswith("<") and s[1:].startswith(_VOCABULARY) and t not in _PREMISELESS:
+        return "axiomatic: the vocabularies describing themselves"
+    if p == SUB_CLASS_OF and o == _LITERAL and (s, TYPE, _DATATYPE) in closure:
+        return "rdfs13: datatype reasoning"
+    return None
+
+
+def schema_closure(c: Prepared, profile: str) -> set[Triple]:
+    """The schema a case's conclusion is checked against: its TBox (what the view's ontology
+    states, whatever it is about) and the in-scope part (``out_of_scope``) of owlrl's closure
+    of that TBox alone; schema that only instance data entails (metamodelling) is not in it."""
+    closure = owlrl_closure(c.tbox, profile)
+    return set(c.tbox) | {t for t in closure if out_of_scope(t, closure) is None}
 
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -341,13 +394,28 @@ def skolem(term: str) -> str:
     owlrl then reasons over that IRI as the engine does over its skolem IRI. TBox blank nodes
     need no mapping: ``prepare`` already made them ``<urn:reasonlake:anon:conformance-...>``
     IRIs in the ontology the engine loads, so they are spelled alike on both sides (and export
-    hides them anyway). IRIs are kept, and literals too: both sides write them through
-    ``literal_term``, which canonicalizes lexical forms as rdflib does.
+    hides them anyway). IRIs and literals are kept (``owlrl_spelling`` is literals' one spelling).
     """
     if term.startswith("_:"):
         return f"<{SKOLEM_PREFIX}conformance:{term[2:]}>"
     matched = _SKOLEMIZED.match(term)
     return f"<{SKOLEM_PREFIX}conformance:{matched.group(1)}>" if matched else term
+
+
+def owlrl_spelling(term: str) -> str:
+    """A literal as owlrl's closure spells it; any other term as it is.
+
+    The engine exports a literal as written (decision 0018: ``"+042"^^xsd:byte``), and the
+    closure holds it as rdflib normalizes it on parsing the premise (``"42"^^xsd:byte``): one
+    value, which the soundness check must not take for two.
+    """
+    parts = literal_parts(term)
+    if parts is None:
+        return term
+    lexical, language, datatype = parts
+    with warnings.catch_warnings():  # ill-typed literals, as in _graph
+        warnings.simplefilter("ignore", UserWarning)
+        return _term(Literal(lexical, lang=language, datatype=URIRef(datatype) if datatype else None))
 
 
 def shared_schema(cases: list[Prepared]) -> list[Triple]:
@@ -361,10 +429,15 @@ def shared_schema(cases: list[Prepared]) -> list[Triple]:
 
 
 def premise_closure(c: Prepared, profile: str, shared: list[Triple] = ()) -> set[Triple]:
-    """owlrl's closure (as ``tests/oracle.py`` computes it) of the case's TBox + ABox, renamed
-    as streamed, plus the view's ``shared`` schema; canonical N-Triples terms, ``skolem``'s
-    spelling for streamed blank nodes."""
-    premise = sorted({*c.tbox, *c.abox, *shared})
+    """owlrl's closure of the case's TBox + ABox, renamed as streamed, plus the view's ``shared``
+    schema."""
+    return owlrl_closure({*c.tbox, *c.abox, *shared}, profile)
+
+
+def owlrl_closure(triples, profile: str) -> set[Triple]:
+    """owlrl's closure (as ``tests/oracle.py`` computes it) of ``triples``; canonical N-Triples
+    terms, ``skolem``'s spelling for streamed blank nodes."""
+    premise = sorted(triples)
     graph = Graph()
     # owlrl swaps rdflib's lexical-to-value table for its own while it runs and, restoring it,
     # leaves its own entries for the datatypes rdflib lacks (xsd:dateTimeStamp, rdf:PlainLiteral):
@@ -396,14 +469,15 @@ def soundness(c: Prepared, run: EngineRun, closure: set[Triple], alone: bool) ->
     (``owner``); one that also names another case's term is the engine joining two cases,
     which renaming rules out, and is reported too. Triples naming no case's term (vocabulary and
     literals only) are the case's only when it is ``alone`` in its window; in the shared windows
-    they cannot be attributed and are left out (the main window has none so far).
+    they cannot be attributed and are left out (the main window has none so far). Literals are
+    compared as owlrl spells them (``owlrl_spelling``).
     """
     mine = set()
     for t in run.exported.get(c.batch, ()):
         t = tuple(skolem(x) for x in t)
         owners = {owner(x) for x in t} - {None}
         if c.number in owners or (alone and not owners):
-            mine.add(t)
+            mine.add(tuple(map(owlrl_spelling, t)))
     return sorted(mine - closure)
 
 
@@ -492,11 +566,27 @@ class CaseFailed(AssertionError):
     """A case's verdict is negative (as opposed to the runner failing to reach a verdict)."""
 
 
+class UnexpectedVerdict(AssertionError):
+    """A case fails otherwise than its expected failure says; never taken for that failure
+    (the tests expect ``CaseFailed`` alone, which this is not)."""
+
+
+RECORD = "REASONLAKE_DRIVER_MEMORY=2g .venv/bin/python -m tests.conformance.record_expected_missing"
+
+
 @dataclass(frozen=True)
 class Outcome:
     passed: bool
     detail: str
     checked_by: str  # "engine", "schema" (pure Python), "engine+schema" or "vacuous"
+    # the conclusion triples not entailed, as the case writes them; None for an INCONSISTENCY case
+    missing: tuple[Triple, ...] | None = None
+    unsound: tuple[Triple, ...] = ()  # exported, not in owlrl's closure of the premises
+
+
+def nt(triple: Triple) -> str:
+    """A triple as an N-Triples line, as ``expected_missing.json`` lists it."""
+    return " ".join(triple) + " ."
 
 
 def belongs(triple: Triple, number: int) -> bool:
@@ -514,21 +604,61 @@ def judge(c: Prepared, run: EngineRun | None, schema: set[Triple],
             return Outcome(True, f"{len(mine)} violation(s): {sorted({v['rule'] for v in mine})}", "engine")
         return Outcome(False, "no violation over the case's triples was reported", "engine")
     if not c.case.conclusion:
-        return Outcome(True, "empty conclusion", "vacuous")
+        return Outcome(True, "empty conclusion", "vacuous", missing=())
     exported = {t for t in run.exported.get(c.batch, ()) if belongs(t, c.number)} if c.instance else set()
     patterns = [(t, exported) for t in c.instance] + [(t, schema) for t in c.schema]
     by = "engine+schema" if c.instance and c.schema else "engine" if c.instance else "schema"
+    unsound = tuple(unsound)
     extra = ("unsound (exported, not in owlrl's closure of the premises): "
              + "; ".join(" ".join(t) for t in unsound)) if unsound else ""
     if match(patterns) is not None:
         if extra:
-            return Outcome(False, f"all conclusion triples entailed, but {extra}", by)
-        return Outcome(True, "all conclusion triples entailed", by)
+            return Outcome(False, f"all conclusion triples entailed, but {extra}", by, (), unsound)
+        return Outcome(True, "all conclusion triples entailed", by, ())
     missing = [t for t, triples in patterns if match([(t, triples)]) is None]
     shown = missing or [t for t, _ in patterns]
     what = "missing" if missing else "not jointly matched (shared blank nodes)"
     detail = f"{what}: " + "; ".join(" ".join(t) for t in shown)
-    return Outcome(False, f"{detail}; {extra}" if extra else detail, by)
+    # each there alone but not together: the triples a blank node ties together count as missing
+    missing = missing or [t for t, _ in patterns if any(x.startswith("?") for x in t)]
+    return Outcome(False, f"{detail}; {extra}" if extra else detail, by,
+                   tuple(sorted(c.own[t] for t in missing)), unsound)
+
+
+def assert_as_expected(key: str, outcome: Outcome, expected_failure: bool,
+                       listed: frozenset[str] | None) -> None:
+    """Return if case ``key`` passes and should; raise ``CaseFailed`` if it fails as expected;
+    raise ``UnexpectedVerdict`` if it fails in any other way.
+
+    ``listed``: the N-Triples lines ``expected_missing.json`` gives for the case. A positive
+    case expected to fail fails as expected only when the triples it misses are exactly those
+    and nothing it exported is unsound; an INCONSISTENCY case has no triples to compare, and
+    its expected failure stays per case.
+    """
+    if outcome.unsound:
+        raise UnexpectedVerdict(
+            f"{key}: unsound, exported but not in owlrl's closure of the premises: "
+            + "; ".join(map(nt, outcome.unsound)) + f"\n({outcome.checked_by}) {outcome.detail}")
+    if outcome.passed:
+        if expected_failure:
+            raise UnexpectedVerdict(f"{key} passes now: take it out of EXPECTED_FAILURES (expected_failures.py) "
+                                    f"and re-record the expected missing triples: {RECORD}")
+        return
+    failed = f"{key} ({outcome.checked_by}): {outcome.detail}"
+    if expected_failure and outcome.missing is not None:
+        _assert_missing_as_listed(key, {nt(t) for t in outcome.missing}, listed)
+    raise CaseFailed(failed)
+
+
+def _assert_missing_as_listed(key: str, missing: set[str], listed: frozenset[str] | None) -> None:
+    if listed is None:
+        raise UnexpectedVerdict(f"{key} is an expected failure with no triples listed in expected_missing.json "
+                                f"(it misses {sorted(missing)}): {RECORD}")
+    newly, entailed = sorted(missing - listed), sorted(listed - missing)
+    if newly or entailed:
+        raise UnexpectedVerdict(
+            f"{key} misses other conclusion triples than expected_missing.json lists; newly missing: {newly}; "
+            f"listed but now entailed: {entailed}. If the engine's change is meant, re-record: {RECORD}")
 
 
 def _violation_of(violation: dict, number: int) -> bool:
@@ -554,7 +684,7 @@ def run_profile(root: Path, profile_dir: str, cli: Cli, work: Path) -> dict[str,
         per_batch[c.batch] += 1
     outcomes = {}
     for c in prepared:
-        schema = schema_of(c, settings["profile"], settings["unique_names"]) if c.schema else set()
+        schema = schema_closure(c, settings["profile"]) if c.schema else set()
         unsound = []
         if run is not None and sound_in_scope(c):
             closure = premise_closure(c, settings["profile"], shared)
