@@ -117,6 +117,7 @@ def _submit(url: str, env: dict, cwd: Path, script: str, *args: str) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(9)
 def test_jobs_submitted_to_a_standalone_master_equal_the_embedded_run(standalone, spark, tmp_path):
     from reasonlake.api import Lakehouse

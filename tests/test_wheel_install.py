@@ -122,6 +122,7 @@ print("master:", SparkSession.getActiveSession().conf.get("spark.master"))
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(5)
 def test_spark_submit_session_is_the_submits(installed, tmp_path):
     import pyspark

@@ -199,6 +199,7 @@ def test_brick_models_agree_with_reasonable(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(20)
 def test_all_108_brick_models_agree_with_reasonable(tmp_path):
     brick, paths = _brick_paths()

@@ -69,6 +69,7 @@ def test_threads_of_one_process_ingest_one_at_a_time(cli, spark, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(3)
 def test_ingest_processes_at_once_number_files_apart_and_add_each_term_once(cli, spark, tmp_path):
     """Separate processes (each its own Spark and JVM) ingest at the same moment into one

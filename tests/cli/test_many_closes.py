@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli.helpers import ex, jsonl, run_without_java, simple_view
 
-pytestmark = [pytest.mark.slow, pytest.mark.minutes(8)]
+pytestmark = [pytest.mark.slow, pytest.mark.long, pytest.mark.minutes(8)]
 
 CLOSES = 200
 

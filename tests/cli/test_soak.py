@@ -25,6 +25,7 @@ REPORT = re.compile(r"^(?P<file>\S+): (?P<items>\d+) items, (?P<q>\d+) quarantin
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(9)
 def test_ingests_and_slides_at_once_lose_nothing_and_match_a_rebuild(cli, spark, tmp_path):
     folder = tmp_path / "soak"

@@ -144,6 +144,7 @@ def test_two_takers_that_read_the_same_row_cannot_both_commit(cli, spark, tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(3)
 def test_two_slide_processes_started_together_process_each_close_once(cli, tmp_path):
     """Two `reasonlake slide` processes (each its own JVM) on one view, started at once,

@@ -101,6 +101,7 @@ SUITES = [
 ]
 
 
+@pytest.mark.long
 @pytest.mark.minutes(8)
 @pytest.mark.parametrize("suite,count", SUITES, ids=[s.split("::")[-1].split("/")[-1] for s, _ in SUITES])
 def test_suite_passes_over_spark_connect(server_home, suite, count):

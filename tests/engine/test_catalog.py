@@ -32,6 +32,7 @@ def reasonlake_sql(cli: ProcessCli, query: str) -> Counter:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(8)
 def test_a_plain_session_reads_the_views_by_name_as_reasonlake_shows_them(tmp_path):
     home = tmp_path / "lake"

@@ -36,6 +36,7 @@ def broker(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.minutes(4)
 def test_runner_over_kafka_equals_ingest_and_slide(spark, tmp_path, broker):
     write(tmp_path / "v.ttl", TBOX)
