@@ -259,6 +259,14 @@ class Lakehouse:
         sql_plan.check_plan(sql_plan.parsed_plan(self.spark, statement), self.home.root)
         return self.spark.sql(query)
 
+    def query_rows(self, name: str) -> dict[str, dict[int, int]]:
+        """Per registered query of the view (by name, in the view file's order), how many rows
+        it streamed out at each close that has any (``<view>__<query>``)."""
+        from reasonlake.engine.store import query_tables
+
+        self.home.require_init()
+        return {q.name: query_tables.rows_per_close(self.home, name, q) for q in self.home.view(name).queries}
+
     def history(self, name: str) -> list:
         """One ``state.Published`` per processed close, oldest first."""
         from reasonlake.engine.store import state

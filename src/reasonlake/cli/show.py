@@ -19,6 +19,15 @@ def history_line(r) -> str:
     )
 
 
+def query_header(counted: dict[str, dict[int, int]]) -> str:
+    """`history`'s column per registered query: the rows it streamed out at the close."""
+    return "".join(f"  {name:>5}" for name in counted)
+
+
+def query_counts(counted: dict[str, dict[int, int]], close: int) -> str:
+    return "".join(f"  {rows.get(close, 0):>{max(5, len(name))}}" for name, rows in counted.items())
+
+
 def expectation_note(r) -> str:
     if not r.expectation_failures:
         return ""

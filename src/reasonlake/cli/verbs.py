@@ -192,10 +192,12 @@ def history(args) -> int:
     lake = _lakehouse(args, defer=True)
     rows = lake.history(args.view)
     readable = lake.readable_versions(args.view) if rows else None
-    print(show.HISTORY_HEADER)
+    counted = lake.query_rows(args.view) if rows else {}
+    print(show.HISTORY_HEADER + show.query_header(counted))
     for r in rows:
         gone = readable is not None and r.version not in readable
-        print(show.history_line(r) + ("  (vacuumed: no longer readable)" if gone else "") + show.expectation_note(r))
+        print(show.history_line(r) + show.query_counts(counted, r.close)
+              + ("  (vacuumed: no longer readable)" if gone else "") + show.expectation_note(r))
     return 0
 
 

@@ -17,6 +17,8 @@ import yaml
 
 from reasonlake.declare.durations import parse_duration, parse_time
 from reasonlake.declare.expectations import ExpectationsDecl, parse_block
+from reasonlake.declare.queries import QueryDecl
+from reasonlake.declare.queries import parse_block as parse_queries
 from reasonlake.errors import TimeFormatError, ViewDeclarationError
 from reasonlake.plan.windows import Window
 
@@ -43,7 +45,7 @@ SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
-    "repair", "repair_depth", "retain", "expectations",
+    "repair", "repair_depth", "retain", "expectations", "queries",
 }
 REPAIR_POLICIES = tuple(RepairPolicy)
 
@@ -77,6 +79,9 @@ class ViewDecl:
     # Checks run after every close and what a failure does; None: the built-in suite runs
     # only on demand (`reasonlake validate`). Not part of the content, like retain.
     expectations: ExpectationsDecl | None = None
+    # Continuous queries answered after every close (declare.queries). Not part of the
+    # content either: they read the view, they do not change it.
+    queries: tuple[QueryDecl, ...] = field(default_factory=tuple)
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -113,6 +118,7 @@ class ViewDecl:
                 "repair_depth": self.repair_depth,
                 "retain": self.retain,
                 "expectations": self.expectations.to_dict() if self.expectations else None,
+                "queries": [q.to_dict() for q in self.queries],
             }
         )
 
@@ -132,6 +138,7 @@ class ViewDecl:
             repair_depth=raw.get("repair_depth"),
             retain=raw.get("retain"),
             expectations=ExpectationsDecl.from_dict(raw.get("expectations")),
+            queries=tuple(QueryDecl.from_dict(q) for q in raw.get("queries", [])),
         )
 
 
@@ -243,6 +250,7 @@ def load_view(path: str | Path, allowed_dirs: tuple[str, ...] | None = None) -> 
         repair=_repair(path, raw),
         repair_depth=_repair_depth(path, raw),
         retain=_retain(path, raw),
+        queries=parse_queries(path, raw.get("queries")),
     )
     decl = replace(decl, expectations=parse_block(path, decl.name, raw.get("expectations")))
     if decl.repair != "none" and decl.profile != "owl2rl":

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import polars as pl
 from pyspark.sql import functions as F
 
+from reasonlake.engine import continuous_queries, faults
 from reasonlake.engine import expectations as expect
-from reasonlake.engine import faults
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.admit import Admission, admit, record_late
 from reasonlake.engine.compiled import Compiled, seed
@@ -132,12 +132,15 @@ class Close:
             resident.keep(self.home, self.decl.name, self.decl.fingerprint(), self.result.local.known)
 
     def record(self) -> state.Published:
-        """The repair log, the expectations, then the close's record: readers see it from here."""
+        """The repair log, the registered queries' rows, the expectations, then the close's
+        record: readers see it from here."""
         home, decl, repaired = self.home, self.decl, self.repaired
         if repaired is not None:
             with step("repair log"):
                 rep.log_repairs(home, decl.name, repaired.decision, self.close, self.seq, self.version, "slide")
             faults.reached("repair log")
+        continuous_queries.after_publish(home, decl, self.close, self.version,
+                                         [r for r in state.lineage(home, decl.name) if r.close < self.close])
         checked = expect.after_close(home, decl, self.close, self.version, self.upto_seq)
         searched = self.found is not None
         record = state.Published(

@@ -1,7 +1,8 @@
 """Fault points: named places where a test stops the process (crash safety).
 
 The slide calls ``reached(name)`` after each step whose effect a crash could cut short:
-``expire``, ``reason``, ``publish``, and in a repair close ``tombstones`` and ``repair log``;
+``expire``, ``reason``, ``publish``, in a repair close ``tombstones`` and ``repair log``, and
+in a view with registered queries ``queries`` (their rows written, the close not recorded);
 an ingest after its events (``ingest: events``), the runner after a micro-batch's ingest,
 before its slide (``run: ingested``), ``init`` after migration N ran and before it is
 recorded (``init: migration N``), ``view create`` after a new view's tables, before its

@@ -17,16 +17,24 @@ COLUMNS = ["subject", "predicate", "object"]
 
 def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[pl.DataFrame, int]:
     """The view's triples at a close or published version, and the close read."""
-    from reasonlake.engine import arrow_bridge
     from reasonlake.engine.store import retention
 
     record, at, latest = read._picked(home, view, close, version)
     pinned = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
-    found = read._decoded_in_driver(home, view, pinned, at,
+    return triples_at(home, view, pinned, at), at
+
+
+def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFrame:
+    """The view's triples live at close ``at`` in its table's ``version`` (None: the latest),
+    whether or not a close record names that version yet (a close answers its registered
+    queries before it records itself)."""
+    from reasonlake.engine import arrow_bridge
+
+    found = read._decoded_in_driver(home, view, version, at,
                                     "s.term AS subject, p.term AS predicate, o.term AS object")
     if found is not None:
         frame = pl.from_arrow(found)
     else:
-        decoded = read.decode_facts(home, view, read.facts_at(home, view, record, at, latest))
+        decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at))
         frame = arrow_bridge.from_spark(decoded, COLUMNS)
-    return frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), at
+    return frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique()

@@ -84,8 +84,13 @@ def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bo
     """``facts`` of a record already picked (and, when not the latest, checked readable)."""
     from reasonlake.engine.store import retention
 
-    window = home.view(view).window
     version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
+    return facts_of_version(home, view, version, at)
+
+
+def facts_of_version(home: Home, view: str, version: int | None, at: int) -> DataFrame:
+    """The facts live at close ``at`` in the table's ``version`` (None: the latest)."""
+    window = home.view(view).window
     reader = home.spark.read.format("delta")
     table = (reader if version is None else reader.option("versionAsOf", version)).load(home.mat_path(view))
     # A skipped close is the previous published one minus what expired in between.
@@ -205,7 +210,8 @@ _REGISTERED = "reasonlake.sql.tables"
 
 def register_sql_views(home: Home, query: str | None = None) -> list[str]:
     """Each view as a temporary table named after it, its violations and repairs as
-    <view>_violations and <view>_repairs, system tables as rl_<name>; the names, sorted.
+    <view>_violations and <view>_repairs, its registered queries' rows as <view>__<query>,
+    system tables as rl_<name>; the names, sorted.
     With ``query``, only the names it mentions: in a fresh process each table a name
     resolves costs a Delta log read, and a query over one view needs none of the others."""
     from reasonlake.engine.store import catalog
@@ -217,7 +223,8 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
 
     registered: list[str] = []
     for name in home.view_names():
-        if not wanted(name, f"{name}_violations", f"{name}_repairs"):
+        if not wanted(name, f"{name}_violations", f"{name}_repairs",
+                      *(q.table(name) for q in home.view(name).queries)):
             continue
         history = state.readable(home, name)
         if not history:

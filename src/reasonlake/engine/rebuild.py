@@ -7,7 +7,7 @@ import time
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import collector, faults
+from reasonlake.engine import collector, continuous_queries, faults
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.close import change_stats
@@ -116,6 +116,9 @@ def materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: 
         resident.keep(home, view, decl.fingerprint(), result.local.known)
     stats = change_stats(result)
     version = mat.version(home, view)
+    # the queries' rows from this close on are this rebuild's (later closes: the next slide's)
+    continuous_queries.after_publish(home, decl, close, version,
+                                     [r for r in state.lineage(home, view) if r.close < close])
     checked = expect.after_close(home, decl, close, version, upto_seq)
     record = state.Published(
         seq=seq, close=close, version=version, mode=mode,

@@ -101,9 +101,9 @@ def refresh(home: Home, view: str, record, where: str | None = None, *, publishe
 
 def definitions(home: Home, view: str, record, *, published: bool = False) -> dict[str, str]:
     """The SQL of each name a view has at a published close (``record``): the view, and its
-    violations and repairs when it has them; the catalog's views and `reasonlake sql`'s
+    violations and repairs when it has them, its registered queries' rows; the catalog's views and `reasonlake sql`'s
     temporary ones are made from these, so both show the same."""
-    from reasonlake.engine.store import delta_sql, retention
+    from reasonlake.engine.store import delta_sql, query_tables, retention
     from reasonlake.engine.store import violations_table as violations
 
     # Pinned even when it is the latest: a later slide's table commit is not a published close
@@ -115,6 +115,9 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
         out[f"{view}_violations"] = violations_sql(home, view, record)
     if delta_sql.is_delta(home.spark, home.repairs_path(view)):
         out[f"{view}_repairs"] = repairs_sql(home, view)
+    for query in home.view(view).queries:  # a query's table is made by the first close it answers
+        if query_tables.exists(home, view, query):
+            out[query.table(view)] = query_tables.sql(home, view, query, record)
     return out
 
 

@@ -29,6 +29,9 @@ class ProcessCache:
     read_once: set = field(default_factory=set)
     # table path -> the thread building its file list  (``file_list``)
     file_lists: dict[str, threading.Thread] = field(default_factory=dict)
+    # (home, view, query) -> (close, version, text, answer, the view's triples there)
+    # (``continuous_queries``: the previous answer IStream and DStream compare with)
+    query_answers: dict = field(default_factory=dict)
 
     def clear(self) -> None:
         """Drop everything kept (file lists being built are waited for first: they hold
@@ -40,6 +43,7 @@ class ProcessCache:
         self.answers.clear()
         self.read_once.clear()
         self.file_lists.clear()
+        self.query_answers.clear()
 
 
 # id(session) -> (session, its cache). The session is kept beside its id so that an id

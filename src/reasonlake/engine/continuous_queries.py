@@ -1,0 +1,92 @@
+"""A view's registered queries answered at a close it has just published (decision 0036).
+
+After the publish and before the close records itself, each query of the view
+(``declare.queries``) is answered over the view's triples at the published version by the
+one-off evaluator (``reasonlake.query``), and what its stream operator streams out under its
+report policy (``query.streams``) replaces its table's rows from that close on
+(``store.query_tables``). Written before the record, so that a crash between the two
+leaves the close unrecorded and redone, and the redo replaces the rows; after the record, a
+crash would leave a recorded close without its rows for ever.
+
+IStream and DStream need the answer at the previous close the query reported at. The
+process keeps the last answer it computed per query (``ProcessCache.query_answers``), so a
+slide through many closes answers each query once a close; a new process answers it again
+at the previous close's version.
+"""
+from __future__ import annotations
+
+import sys
+
+import polars as pl
+
+from reasonlake.declare.queries import QueryDecl, ReportPolicy
+from reasonlake.declare.view import ViewDecl
+from reasonlake.engine import faults, query_read
+from reasonlake.engine.store import query_tables, state
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.timing import step
+from reasonlake.query import run as answer_query
+from reasonlake.query import streams
+
+
+def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier: list[state.Published]) -> None:
+    """Answer every registered query at ``close`` (the view's table at ``version``) and write
+    what it streams out; ``earlier``: the view's processed closes before ``close``."""
+    if not decl.queries:
+        return
+    with step("registered queries"):
+        triples = query_read.triples_at(home, decl.name, version, close)
+        for query in decl.queries:
+            current = _answer(query, triples)
+            previous = _previous(home, decl, query, earlier)
+            reported = streams.reports(query.report, previous, current, triples.height)
+            out = streams.rows(query.stream, previous, current) if reported else current.head(0)
+            rows = query_tables.frame(list(query.variables), out, close, version)
+            query_tables.replace_from(home, decl.name, query, rows, close)
+            _keep(home, decl.name, query, close, version, current, triples.height)
+    faults.reached("queries")
+
+
+def _answer(query: QueryDecl, triples: pl.DataFrame) -> pl.DataFrame:
+    return answer_query(triples, query.text).frame
+
+
+def _previous(home: Home, decl: ViewDecl, query: QueryDecl, earlier: list[state.Published]) -> pl.DataFrame:
+    """The answer at the latest earlier close the query reported at: the previous processed
+    close (under on-change the answer has not changed since it last reported), or under
+    non-empty the latest where the view held a triple; empty before the first."""
+    for record in reversed(earlier):
+        found = _kept(home, decl.name, query, record) or _answered_again(home, decl, query, record)
+        if found is None:
+            break
+        answer, size = found
+        if query.report != ReportPolicy.NON_EMPTY or size > 0:
+            return answer
+    return pl.DataFrame({v: [] for v in query.variables}, schema={v: pl.String for v in query.variables})
+
+
+def _answered_again(home: Home, decl: ViewDecl, query: QueryDecl, record: state.Published):
+    """The answer at an earlier close, read again at the version it recorded; None when that
+    version is gone (a vacuum): the query then reports as if it had no earlier answer."""
+    try:
+        triples = query_read.triples_at(home, decl.name, record.version, record.close)
+    except Exception as exc:  # Delta refuses the version: its files are vacuumed
+        print(f"reasonlake: warning: view {decl.name}: query {query.name}: the answer at the previous close "
+              f"(version {record.version}) cannot be read again ({str(exc).splitlines()[0][:200]}); "
+              "this close's istream/dstream rows are taken against an empty answer", file=sys.stderr)
+        return None
+    answer = _answer(query, triples)
+    _keep(home, decl.name, query, record.close, record.version, answer, triples.height)
+    return answer, triples.height
+
+
+def _kept(home: Home, view: str, query: QueryDecl, record: state.Published):
+    kept = home.cache.query_answers.get((home.root, view, query.name))
+    if kept is None or kept[:3] != (record.close, record.version, query.text):
+        return None
+    return kept[3], kept[4]
+
+
+def _keep(home: Home, view: str, query: QueryDecl, close: int, version: int, answer: pl.DataFrame,
+          size: int) -> None:
+    home.cache.query_answers[(home.root, view, query.name)] = (close, version, query.text, answer, size)
