@@ -68,16 +68,16 @@ def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
 
     from reasonlake.api import Lakehouse
     from reasonlake.engine import read, repair_step
-    from reasonlake.engine.store import delta_sql, state
+    from reasonlake.engine.store import state, table_log
     from reasonlake.engine.store import violations_table as violations
 
     lake = Lakehouse(str(home), spark=spark)
     lake.sql("SELECT 1")  # registers the tables
     close = state.lineage(lake.home, view)[-1].close
     pairs = [(view, read.decoded(lake.home, view).drop("rule"))]
-    if delta_sql.is_delta(spark, violations.path(lake.home, view)):
+    if table_log.is_delta(spark, violations.path(lake.home, view)):
         pairs.append((f"{view}_violations", violations.decoded(lake.home, view, close)))
-    if delta_sql.is_delta(spark, repair_step.repairs_path(lake.home, view)):
+    if table_log.is_delta(spark, repair_step.repairs_path(lake.home, view)):
         pairs.append((f"{view}_repairs", read.repairs_decoded(lake.home, view)))
 
     def rows(frame) -> Counter:

@@ -57,11 +57,11 @@ def parse_triple(text: str, flag: str = "--removed") -> tuple[str, str, str]:
 
 def removals(home: Home, view: str, triple_text: str) -> list[RemovalRecord]:
     """The repair log's records of the triple (none for a view without repair)."""
-    from reasonlake.engine.store import delta_sql
+    from reasonlake.engine.store import table_log
 
     decl = home.view(view)
     s, p, o = parse_triple(triple_text)
-    if not delta_sql.is_delta(home.spark, rep.repairs_path(home, view)):
+    if not table_log.is_delta(home.spark, rep.repairs_path(home, view)):
         return []
     ids = term_ids(home.spark, {s, p, o})
     rows = (

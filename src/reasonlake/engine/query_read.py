@@ -2,8 +2,9 @@
 (``reasonlake.query``): subject, predicate, object, each triple once, anonymous terms left
 out as ``export`` leaves them out.
 
-Read by delta-rs in this process where ``export`` reads so (``read._decoded_in_driver``:
-a local home, tables small enough), else through Spark and collected through Arrow.
+Read by delta-rs in this process where ``export`` reads so (``read.decoded_in_driver``:
+a local home, tables small enough), else through Spark and collected through Arrow; the
+rows are ``view_decoding``'s either way.
 """
 from __future__ import annotations
 
@@ -17,11 +18,8 @@ COLUMNS = ["subject", "predicate", "object"]
 
 def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[pl.DataFrame, int]:
     """The view's triples at a close or published version, and the close read."""
-    from reasonlake.engine.store import retention
-
-    record, at, latest = read._picked(home, view, close, version)
-    pinned = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
-    return triples_at(home, view, pinned, at), at
+    record, at, latest = read.picked(home, view, close, version)
+    return triples_at(home, view, read.version_read(home, view, record, latest), at), at
 
 
 def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFrame:
@@ -29,9 +27,10 @@ def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFr
     whether or not a close record names that version yet (a close answers its registered
     queries before it records itself)."""
     from reasonlake.engine import arrow_bridge
+    from reasonlake.engine.store import view_decoding as decoding
 
-    found = read._decoded_in_driver(home, view, version, at,
-                                    "s.term AS subject, p.term AS predicate, o.term AS object")
+    found = read.decoded_in_driver(home, view, version, at, decoding.reader_columns(
+        decoding.DATAFUSION, home.view(view).window)[:3])
     if found is not None:
         frame = pl.from_arrow(found)
     else:

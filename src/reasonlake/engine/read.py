@@ -4,13 +4,12 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
 from reasonlake.engine.store import state
+from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
-from reasonlake.plan.windows import NEVER
 
 
 def check_close(view: str, window, close: int) -> None:
@@ -65,11 +64,11 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
 
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
-    record, at, latest = _picked(home, view, close, version)
+    record, at, latest = picked(home, view, close, version)
     return facts_at(home, view, record, at, latest)
 
 
-def _picked(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int, bool]:
+def picked(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int, bool]:
     """``pick``, whether the record is the latest, and (when it is not) checked readable."""
     from reasonlake.engine.store import retention
 
@@ -82,10 +81,7 @@ def _picked(home: Home, view: str, close: int | None, version: int | None) -> tu
 
 def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bool) -> DataFrame:
     """``facts`` of a record already picked (and, when not the latest, checked readable)."""
-    from reasonlake.engine.store import retention
-
-    version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
-    return facts_of_version(home, view, version, at)
+    return facts_of_version(home, view, version_read(home, view, record, latest), at)
 
 
 def facts_of_version(home: Home, view: str, version: int | None, at: int) -> DataFrame:
@@ -109,27 +105,18 @@ def decode_facts(home: Home, view: str, ids: DataFrame) -> DataFrame:
 
 
 def reader_columns(named: DataFrame, window) -> DataFrame:
-    """What readers see of decoded rows (subject, predicate, object, origin, rule)."""
-    # Anonymous class expressions of the ontology (x rdf:type [a restriction]) are the
-    # engine's intermediate facts, not something a reader can name: they stay internal.
-    hidden = F.lit(f"<{ANONYMOUS_PREFIX}")
-    named = named.where(~(F.col("subject").startswith(hidden) | F.col("predicate").startswith(hidden)
-                          | F.col("object").startswith(hidden)))
-    background = F.col("origin") >= F.lit(NEVER)
-    return named.select(
-        "subject", "predicate", "object",
-        F.when(~background, F.timestamp_millis(F.col("origin"))).alias("origin"),
-        F.when(~background, F.timestamp_millis(F.col("origin") + F.lit(window.width))).alias("expires"),
-        (F.col("rule") != "explicit").alias("inferred"),
-        "rule",
-    )
+    """What readers see of decoded rows (subject, predicate, object, origin, rule): the
+    columns ``view_decoding`` describes, and the rule."""
+    terms = ("subject", "predicate", "object")
+    return named.where(decoding.visible(decoding.SPARK, terms)).selectExpr(
+        *decoding.reader_columns(decoding.SPARK, window, terms=terms, origin="origin", rule="rule"), "rule")
 
 
 def ntriples(home: Home, view: str, close: int | None = None, version: int | None = None):
     """Sorted N-Triples lines: read in this process where the home is local and small
     enough (``driver_reads``), else through Spark, streamed to the driver partition by
     partition."""
-    record, at, latest = _picked(home, view, close, version)
+    record, at, latest = picked(home, view, close, version)
     lines = _ntriples_in_driver(home, view, record, at, latest)
     if lines is not None:
         yield from lines
@@ -143,13 +130,9 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
 
 def _ntriples_in_driver(home: Home, view: str, record: state.Published, at: int, latest: bool):
     """``ntriples`` by delta-rs in this process: the same rows, filter and order as through
-    Spark (a missing term makes the hidden-term test null, which drops the row there too;
-    both order strings by their UTF-8 bytes). None: read through Spark."""
-    from reasonlake.engine.store import retention
-
-    version = retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
-    found = _decoded_in_driver(home, view, version, at, "concat_ws(' ', s.term, p.term, o.term, '.') AS line",
-                               order="line")
+    Spark (both order strings by their UTF-8 bytes). None: read through Spark."""
+    found = decoded_in_driver(home, view, version_read(home, view, record, latest), at, f"{decoding.line()} AS line",
+                              order="line")
     return None if found is None else (line for batch in found.to_batches() for line in batch.column(0).to_pylist())
 
 
@@ -158,15 +141,9 @@ def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame 
     in this process and handed to Spark as a local relation; None: read through Spark."""
     import pyarrow as pa
 
-    from reasonlake.engine.store import retention
-
     window = home.view(view).window
-    version = retention.pinned(home, home.mat_path(view), record.version)
-    # NEVER (background facts) as null first, so the sum cannot overflow
-    origin = f"CASE WHEN m.origin < {NEVER} THEN m.origin END"
-    found = _decoded_in_driver(home, view, version, record.close, (
-        "s.term AS subject, p.term AS predicate, o.term AS object, "
-        f"{origin} AS origin, {origin} + {int(window.width)} AS expires, m.rule <> 'explicit' AS inferred"))
+    found = decoded_in_driver(home, view, version_read(home, view, record, True), record.close,
+                              decoding.reader_columns(decoding.DATAFUSION, window))
     if found is None:
         return None
     moment = pa.timestamp("ms", tz="UTC")
@@ -190,17 +167,25 @@ def _view_columns():
                        StructField("inferred", BooleanType())])
 
 
-def _decoded_in_driver(home: Home, view: str, version: int | None, at: int, columns: str, order: str | None = None):
-    """``columns`` of the view's rows live at close ``at`` (read at ``version``, None: the
-    latest), ids decoded (``s``, ``p``, ``o`` the terms), hidden terms left out, as Arrow."""
+def version_read(home: Home, view: str, record: state.Published, latest: bool) -> int | None:
+    """The table version a picked ``record`` is read at: its own, or for the latest close
+    the latest snapshot unless data commits followed it (``retention.pinned``)."""
+    from reasonlake.engine.store import retention
+
+    return retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
+
+
+def decoded_in_driver(home: Home, view: str, version: int | None, at: int, columns: list[str] | str,
+                      order: str | None = None):
+    """``columns`` (``view_decoding``'s, in DataFusion's dialect) of the view's rows live at
+    close ``at`` in its table's ``version`` (None: the latest), read by delta-rs in this
+    process, as Arrow; None where Spark must read them (``driver_reads``)."""
     from reasonlake.engine.store import driver_reads
 
     window = home.view(view).window
-    hidden = " OR ".join(f"starts_with({t}.term, '<{ANONYMOUS_PREFIX}')" for t in "spo")
-    return driver_reads.query(home.spark, {"m": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, (
-        f"SELECT {columns} FROM m "
-        "LEFT JOIN terms s ON m.s = s.id LEFT JOIN terms p ON m.p = p.id LEFT JOIN terms o ON m.o = o.id "
-        f"WHERE m.origin > {int(window.opens(at))} AND NOT ({hidden})" + (f" ORDER BY {order}" if order else "")))
+    sql = decoding.select(decoding.DATAFUSION, window, at, table="mat", terms="terms", columns=columns, order=order)
+    return driver_reads.query(home.spark, {"mat": (home.mat_path(view), version),
+                                           "terms": (home.path("terms"), None)}, sql)
 
 
 # The session remembers which temporary tables the last registration made, so a table of
@@ -252,28 +237,8 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
 
 def repairs_decoded(home: Home, view: str) -> DataFrame:
     """The repair log with triples as N-Triples: close, version, mode, rule, removed,
-    removed_at, conflict (the conflict set) and winners (its newer members that stay)."""
-    from reasonlake.engine import repair_step as repair
+    removed_at, conflict (the conflict set) and winners (its newer members that stay): the
+    rows `reasonlake sql` names <view>_repairs (``catalog.repairs_sql``)."""
+    from reasonlake.engine.store import catalog
 
-    log = home.spark.read.format("delta").load(repair.repairs_path(home, view))
-    terms = home.table("terms")
-
-    def text(prefix: str, frame: DataFrame, item: str) -> DataFrame:
-        parts = frame.select("*", F.col(f"{item}.s").alias("_s"), F.col(f"{item}.p").alias("_p"),
-                             F.col(f"{item}.o").alias("_o"))
-        named = decode(parts, terms, {"_s": "_sn", "_p": "_pn", "_o": "_on"})
-        return named.withColumn(prefix, F.concat_ws(" ", "_sn", "_pn", "_on", F.lit("."))).drop(
-            "_s", "_p", "_o", "_sn", "_pn", "_on")
-
-    keyed = log.withColumn("rid", F.monotonically_increasing_id())
-    removed = text("removed_triple", keyed, "removed")
-    winners = text("winner", keyed.select("rid", F.explode("winners").alias("w")), "w").groupBy("rid").agg(
-        F.sort_array(F.collect_list("winner")).alias("winner_triples"))
-    conflict = text("member", keyed.select("rid", F.explode("conflict").alias("c")), "c").groupBy("rid").agg(
-        F.sort_array(F.collect_list("member")).alias("conflict_triples"))
-    return removed.join(winners, "rid", "left").join(conflict, "rid", "left").select(
-        F.timestamp_millis("close").alias("close"), "version", "mode", "rule",
-        F.col("removed_triple").alias("removed"), F.timestamp_millis(F.col("removed.ts")).alias("removed_at"),
-        F.coalesce("conflict_triples", F.array().cast("array<string>")).alias("conflict"),
-        F.coalesce("winner_triples", F.array().cast("array<string>")).alias("winners"),
-    )
+    return home.spark.sql(catalog.repairs_sql(home, view))

@@ -19,7 +19,7 @@ import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.engine import faults, spark_ingest
-from reasonlake.engine.store import delta_sql
+from reasonlake.engine.store import locations
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
 from reasonlake.errors import EnvironmentSetupError, UsageError
@@ -98,7 +98,7 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
         writer = writer.trigger(availableNow=True)
     else:
         writer = writer.trigger(processingTime=trigger)
-    remote = delta_sql.is_connect(home.spark)
+    remote = locations.is_connect(home.spark)
     if remote:
         seq_before = _last_ingest_seq(home)
     query = writer.start()

@@ -32,35 +32,14 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
-# Delta's type names → the Polars types written for them
-_TYPES = {
-    "long": pl.Int64, "integer": pl.Int32, "short": pl.Int16, "byte": pl.Int8,
-    "double": pl.Float64, "float": pl.Float32, "boolean": pl.Boolean, "string": pl.Utf8,
-    "date": pl.Date, "timestamp": pl.Datetime("us", "UTC"),
-}
+from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
+from reasonlake.engine.store.locations import local_path
+
 # min/max statistics are written for these (what data skipping reads for our filters:
 # sequence numbers, times, ids); other columns get their null counts
 _RANGED = {"long", "integer", "short", "byte"}
-_REFUSED_SETTINGS = ("delta.columnMapping.mode", "delta.constraints.", "delta.enableRowTracking",
-                     "delta.enableChangeDataFeed", "delta.enableIcebergCompatV", "delta.universalFormat",
-                     "delta.enableTypeWidening")
-_REFUSED_FIELD_METADATA = ("delta.generationExpression", "delta.identity", "delta.columnMapping",
-                           "delta.invariants")
+
 _SAFE_PARTITION_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
-
-
-class Unusable(Exception):
-    """This table or session takes its writes through Spark."""
-
-
-def local_path(path: str) -> Path | None:
-    """The local folder of a table path (plain or ``file:``), None for any other scheme."""
-    parsed = urlparse(path)
-    if parsed.scheme == "file":
-        return Path(parsed.path)
-    if parsed.scheme == "" and path.startswith("/"):
-        return Path(path)
-    return None
 
 
 def _turned_off() -> bool:
@@ -111,31 +90,6 @@ def _open(spark, path: str) -> _Table:
     fields = checked_fields(path, settings, json.loads(meta.schemaString())["fields"])
     parts = str(meta.partitionColumns().mkString("\n"))
     return _Table(folder, log, txn, fields, [p for p in parts.split("\n") if p])
-
-
-def checked_fields(path: str, settings, fields: list[dict]) -> list[dict]:
-    """The table's fields, when neither its settings nor its columns ask more of a writer
-    than writing the rows (else Unusable)."""
-    if any(key.startswith(_REFUSED_SETTINGS) for key in settings if key):
-        raise Unusable(f"{path} has settings a Spark write enforces")
-    for field in fields:
-        if not isinstance(field["type"], str) or field["type"] not in _TYPES:
-            raise Unusable(f"{path}: column {field['name']} of type {field['type']}")
-        if any(key.startswith(_REFUSED_FIELD_METADATA) for key in field.get("metadata", {})):
-            raise Unusable(f"{path}: column {field['name']} is generated, an identity or mapped")
-    return fields
-
-
-def typed(table, frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with the table's columns, in its order and types; NOT NULL held."""
-    missing = [f["name"] for f in table.fields if f["name"] not in frame.columns]
-    if missing:
-        raise ValueError(f"{table.folder}: the rows to write lack column(s) {missing}")
-    out = frame.select([pl.col(f["name"]).cast(_TYPES[f["type"]]) for f in table.fields])
-    for field in table.fields:
-        if not field.get("nullable", True) and out.get_column(field["name"]).null_count():
-            raise ValueError(f"{table.folder}: NULL in NOT NULL column {field['name']}; nothing was written")
-    return out
 
 
 def _stats(frame: pl.DataFrame, fields: list[dict]) -> str:
@@ -279,16 +233,6 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
 
 
-def outside_partitions(table, values, path: str, column: str, replaced, predicate: str) -> None:
-    """Raises unless the table is partitioned by ``column`` alone (Unusable) and each of
-    the rows' partition ``values`` is a replaced one (ValueError)."""
-    if table.partitions != [column]:
-        raise Unusable(f"{path} is not partitioned by {column} alone")
-    for value in values:
-        if not replaced(int(value)):
-            raise ValueError(f"{path}: rows of partition {column}={value} outside '{predicate}'")
-
-
 def rewrite_small(spark, path: str, change):
     """Read a small unpartitioned table whole in the driver and replace its rows in one
     commit that conflicts with any other commit since the read (a compare-and-set).
@@ -313,7 +257,7 @@ def rewrite_small(spark, path: str, change):
         raise Unusable(f"{path}: no file list beside version {version}") from None
     if any(f.get("deletionVector") or urlparse(f["path"]).scheme for f in listed):
         raise Unusable(f"{path}: files with deletion vectors or elsewhere")
-    schema = {f["name"]: _TYPES[f["type"]] for f in table.fields}
+    schema = {f["name"]: TYPES[f["type"]] for f in table.fields}
     rows = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=schema)
     new, answer = change(rows.select(list(schema)).cast(schema))
     if new is None:

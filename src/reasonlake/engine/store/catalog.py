@@ -18,11 +18,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.engine.store import settings
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UsageError
-from reasonlake.plan.windows import NEVER
 
 SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views", "expectations")
 METASTORE = "_metastore"
@@ -103,7 +101,7 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     """The SQL of each name a view has at a published close (``record``): the view, and its
     violations and repairs when it has them, its registered queries' rows; the catalog's views and `reasonlake sql`'s
     temporary ones are made from these, so both show the same."""
-    from reasonlake.engine.store import delta_sql, query_tables, retention
+    from reasonlake.engine.store import query_tables, retention, table_log
     from reasonlake.engine.store import violations_table as violations
 
     # Pinned even when it is the latest: a later slide's table commit is not a published close
@@ -111,9 +109,9 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     # re-points a name whose version only maintenance commits followed at the latest snapshot.
     version = record.version if published else retention.pinned(home, home.mat_path(view), record.version)
     out = {view: view_sql(home, view, record, version)}
-    if delta_sql.is_delta(home.spark, violations.path(home, view)):
+    if table_log.is_delta(home.spark, violations.path(home, view)):
         out[f"{view}_violations"] = violations_sql(home, view, record)
-    if delta_sql.is_delta(home.spark, home.repairs_path(view)):
+    if table_log.is_delta(home.spark, home.repairs_path(view)):
         out[f"{view}_repairs"] = repairs_sql(home, view)
     for query in home.view(view).queries:  # a query's table is made by the first close it answers
         if query_tables.exists(home, view, query):
@@ -121,48 +119,22 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     return out
 
 
-def _named(alias: str, item: str, terms: str) -> tuple[str, str]:
-    """(N-Triples text of the id triple ``item``, the joins that decode it)."""
-    joins = " ".join(f"LEFT JOIN {terms} {alias}{x} ON {item}.{x} = {alias}{x}.id" for x in "spo")
-    return f"concat_ws(' ', {alias}s.term, {alias}p.term, {alias}o.term, '.')", joins
-
-
-def _time(column: str) -> str:
-    return f"CASE WHEN {column} < {NEVER} THEN timestamp_millis({column}) END"
-
-
 def violations_sql(home: Home, view: str, record) -> str:
-    """The violations live at a published close, as SQL (``violations.decoded``): rule, since,
-    bindings, triples (N-Triples with origins), origin, key; read at the version the close
-    recorded."""
+    """The violations live at a published close, as SQL (``violations.decoded_sql``), read at
+    the version the close recorded."""
     from reasonlake.engine.store import violations_table as violations
 
-    at = "" if record.violations_version is None else f" VERSION AS OF {record.violations_version}"
-    terms = f"delta.`{home.path('terms')}`"
-    triple, joins = _named("t", "e", terms)
-    return (
-        f"WITH live AS (SELECT * FROM delta.`{violations.path(home, view)}`{at} "
-        f"WHERE first_close <= {record.close} AND exp_pane > {record.close}), "
-        "exploded AS (SELECT key, i, t.s, t.p, t.o, t.origin FROM live LATERAL VIEW posexplode(triples) x AS i, t), "
-        f"named AS (SELECT e.key, struct(e.i AS i, {triple} AS triple, {_time('e.origin')} AS origin) AS t "
-        f"FROM exploded e {joins}), "
-        "triples AS (SELECT key, transform(sort_array(collect_list(t)), x -> struct(x.triple AS triple, "
-        "x.origin AS origin)) AS triples FROM named GROUP BY key), "
-        "bound AS (SELECT b.key, map_from_entries(collect_list(struct(b.var, n.term))) AS bindings FROM "
-        f"(SELECT key, var, id FROM live LATERAL VIEW explode(bindings) x AS var, id) b LEFT JOIN {terms} n "
-        "ON b.id = n.id GROUP BY b.key) "
-        f"SELECT l.rule, timestamp_millis(l.first_close) AS since, b.bindings, t.triples, {_time('l.origin')} AS origin, "
-        "l.key FROM live l JOIN triples t ON l.key = t.key LEFT JOIN bound b ON l.key = b.key"
-    )
+    return violations.decoded_sql(home, view, record.close, record.violations_version)
 
 
 def repairs_sql(home: Home, view: str) -> str:
     """The repair log as SQL (``read.repairs_decoded``): close, version, mode, rule, removed,
     removed_at, conflict and winners as sorted N-Triples."""
+    from reasonlake.engine.store import view_decoding as decoding
 
     terms = f"delta.`{home.path('terms')}`"
-    member, member_joins = _named("m", "x.item", terms)
-    removed, removed_joins = _named("r", "l.removed", terms)
+    member, member_joins = decoding.named_triple("m", "x.item", terms)
+    removed, removed_joins = decoding.named_triple("r", "l.removed", terms)
     return (
         f"WITH log AS (SELECT *, monotonically_increasing_id() AS rid FROM delta.`{home.repairs_path(view)}`), "
         "members AS (SELECT rid, 'conflict' AS kind, item FROM log LATERAL VIEW explode(conflict) c AS item "
@@ -178,20 +150,12 @@ def repairs_sql(home: Home, view: str) -> str:
 
 def view_sql(home: Home, view: str, record, version: int | None) -> str:
     """The view's content at a published close, read at ``version`` (None: the latest
-    snapshot), as SQL: what `reasonlake sql` names ``view`` (``read.decoded`` without the
-    rule), over the table's paths only."""
+    snapshot), as SQL: what `reasonlake sql` names ``view`` (``view_decoding``'s columns),
+    over the table's paths only."""
+    from reasonlake.engine.store import view_decoding as decoding
+
     window = home.view(view).window
     at = "" if version is None else f" VERSION AS OF {version}"
-    terms = f"delta.`{home.path('terms')}`"
-    hidden = f"'<{ANONYMOUS_PREFIX}'"
-    background = f"m.origin >= {NEVER}"
-    return (
-        "SELECT s.term AS subject, p.term AS predicate, o.term AS object, "
-        f"CASE WHEN NOT ({background}) THEN timestamp_millis(m.origin) END AS origin, "
-        f"CASE WHEN NOT ({background}) THEN timestamp_millis(m.origin + {window.width}) END AS expires, "
-        "m.rule <> 'explicit' AS inferred "
-        f"FROM delta.`{home.mat_path(view)}`{at} m "
-        f"LEFT JOIN {terms} s ON m.s = s.id LEFT JOIN {terms} p ON m.p = p.id LEFT JOIN {terms} o ON m.o = o.id "
-        f"WHERE m.origin > {window.opens(record.close)} AND NOT (startswith(s.term, {hidden}) "
-        f"OR startswith(p.term, {hidden}) OR startswith(o.term, {hidden}))"
-    )
+    return decoding.select(decoding.SPARK, window, record.close, table=f"delta.`{home.mat_path(view)}`{at}",
+                           terms=f"delta.`{home.path('terms')}`",
+                           columns=decoding.reader_columns(decoding.SPARK, window))

@@ -17,55 +17,10 @@ def table(path: str) -> str:
     return "delta.`" + path.replace("`", "``") + "`"
 
 
-def is_connect(spark) -> bool:
-    """Whether ``spark`` is a Spark Connect session (no JVM in this process)."""
-    from reasonlake.engine.store.session import DeferredSession
-
-    if isinstance(spark, DeferredSession):
-        return spark.remote is not None if spark._session is None else is_connect(spark._session)
-    return type(spark).__module__.startswith("pyspark.sql.connect")
-
-
-def is_delta(spark, path: str) -> bool:
-    """Whether a Delta table exists at ``path``."""
-    from reasonlake.engine.store import classic, small_tables
-
-    listed = small_tables.latest_commit(spark, path)  # a local folder: its log listed here
-    if listed is not False:
-        return listed is not None
-    found = classic.is_delta(spark, path)  # a look at the log from the driver: no Spark job
-    if found is not None:
-        return found
-    try:
-        return spark.sql(f"DESCRIBE DETAIL {table(path)}").first().format == "delta"
-    except Exception as exc:  # no table there (or not a Delta one): an analysis error
-        if _missing(exc):
-            return False
-        raise
-
-
-def _missing(exc: Exception) -> bool:
-    text = str(exc)
-    return any(marker in text for marker in (
-        "DELTA_MISSING_DELTA_TABLE", "is not a Delta table", "PATH_NOT_FOUND", "DELTA_TABLE_NOT_FOUND",
-        "doesn't exist", "does not exist", "TABLE_OR_VIEW_NOT_FOUND"))
-
-
 def history(spark, path: str, limit: int | None = None):
     """``DESCRIBE HISTORY`` of the table, newest first (at most ``limit`` commits)."""
     tail = f" LIMIT {int(limit)}" if limit is not None else ""
     return spark.sql(f"DESCRIBE HISTORY {table(path)}{tail}")
-
-
-def latest_version(spark, path: str) -> int:
-    """The table's latest version: from its log without a Spark job where the session can
-    read it (``table_cache.latest_commit``), else from its history."""
-    from reasonlake.engine.store.table_cache import latest_commit
-
-    commit = latest_commit(spark, path)
-    if commit is not None:
-        return commit[0]
-    return int(history(spark, path, 1).first().version)
 
 
 def properties(spark, path: str) -> dict:

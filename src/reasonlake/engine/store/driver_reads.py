@@ -10,7 +10,7 @@ values and deletion vectors included) and runs the join in this process.
 
 None is returned, and the caller reads through Spark, wherever this reader cannot be
 trusted to see what Spark sees: a home that is not a local folder or a session that does
-not see this machine's files (``small_tables.local_folder``), tables larger than
+not see this machine's files (``locations.local_folder``), tables larger than
 ``REASONLAKE_DRIVER_READ_MB`` (default 128 MB of Parquet together: the rows are held
 in the driver's memory),
 and any table or feature delta-rs refuses (the error is not the user's: Spark then reads).
@@ -22,7 +22,7 @@ import os
 
 import pyarrow as pa
 
-from reasonlake.engine.store import small_tables
+from reasonlake.engine.store import locations
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ def limit_bytes() -> int:
 def query(spark, tables: dict[str, tuple[str, int | None]], sql: str) -> pa.Table | None:
     """``sql`` (DataFusion's dialect) over ``tables`` (name -> (path, version or None for
     the latest)), or None where Spark must read them."""
-    folders = {name: small_tables.local_folder(spark, path) for name, (path, _) in tables.items()}
+    folders = {name: locations.local_folder(spark, path) for name, (path, _) in tables.items()}
     if any(folder is None for folder in folders.values()):
         return None
     try:

@@ -5,7 +5,7 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, delta_sql
+from reasonlake.engine.store import arrow_commit, delta_sql, table_log
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import MAT_SCHEMA
 from reasonlake.engine.timing import step
@@ -32,7 +32,7 @@ def current(home: Home, view: str) -> DataFrame:
 
 
 def version(home: Home, view: str) -> int:
-    return delta_sql.latest_version(home.spark, home.mat_path(view))
+    return table_log.latest_version(home.spark, home.mat_path(view))
 
 
 def expire(home: Home, view: str, close: int) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import polars as pl
 
 from reasonlake.declare.queries import QueryDecl
-from reasonlake.engine.store import arrow_commit, delta_sql, foreign_commits, small_tables
+from reasonlake.engine.store import arrow_commit, foreign_commits, locations, table_log
 from reasonlake.engine.store.home import Home
 
 CLOSE, VERSION = "close", "view_version"
@@ -44,7 +44,7 @@ def replace_from(home: Home, view: str, query: QueryDecl, rows: pl.DataFrame, cl
 
 def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) -> bool:
     """The commit written by delta-rs in this process; False where Spark must write it."""
-    folder = small_tables.local_folder(home.spark, where)
+    folder = locations.local_folder(home.spark, where)
     if folder is None or arrow_commit._turned_off():
         return False
     import deltalake
@@ -68,7 +68,7 @@ def _written_by_spark(home: Home, where: str, rows: pl.DataFrame, predicate: str
     schema = ", ".join(f"`{c}` STRING" for c in rows.columns if c not in (CLOSE, VERSION))
     schema = f"{schema + ', ' if schema else ''}{CLOSE} BIGINT, {VERSION} BIGINT"
     writer = to_spark(home.spark, rows, schema).write.format("delta").option("mergeSchema", "true")
-    if delta_sql.is_delta(home.spark, where):
+    if table_log.is_delta(home.spark, where):
         writer = writer.mode("overwrite").option("replaceWhere", predicate)
     else:
         writer = writer.mode("append")
@@ -76,7 +76,7 @@ def _written_by_spark(home: Home, where: str, rows: pl.DataFrame, predicate: str
 
 
 def exists(home: Home, view: str, query: QueryDecl) -> bool:
-    return delta_sql.is_delta(home.spark, path(home, view, query))
+    return table_log.is_delta(home.spark, path(home, view, query))
 
 
 def rows_per_close(home: Home, view: str, query: QueryDecl) -> dict[int, int]:

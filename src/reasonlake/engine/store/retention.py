@@ -17,7 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from reasonlake.engine.store import catalog, delta_sql, state
+from reasonlake.engine.store import catalog, delta_sql, state, table_log
 from reasonlake.engine.store.home import Home
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
@@ -39,7 +39,7 @@ def view_tables(home: Home, view: str) -> list[str]:
 
     paths = [home.mat_path(view), violations.path(home, view), home.repairs_path(view),
              home.removed_path(view)]
-    return [p for p in paths if delta_sql.is_delta(home.spark, p)]
+    return [p for p in paths if table_log.is_delta(home.spark, p)]
 
 
 def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:

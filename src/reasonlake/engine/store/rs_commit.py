@@ -27,14 +27,8 @@ from pathlib import Path
 import polars as pl
 
 from reasonlake.engine.store import foreign_commits
-from reasonlake.engine.store.arrow_commit import (
-    _TYPES,
-    Unusable,
-    checked_fields,
-    local_path,
-    outside_partitions,
-    typed,
-)
+from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
+from reasonlake.engine.store.locations import local_path, sees_our_files
 
 # what delta-rs writes correctly among the writer features of a table Spark created
 _WRITER_FEATURES = {"deletionVectors", "invariants", "appendOnly"}
@@ -49,8 +43,6 @@ class _Table:
 
 
 def _open(spark, path: str) -> _Table:
-    from reasonlake.engine.store.small_tables import sees_our_files
-
     folder = local_path(path)
     if folder is None or not sees_our_files(spark):
         raise Unusable(f"{path} is not a folder of this machine that the session shares")
@@ -118,7 +110,7 @@ def rewrite_small(spark, path: str, change):
         found = pl.from_arrow(table.table.to_pyarrow_table())
     except Exception as exc:  # deletion vectors: delta-rs's Arrow reader refuses them
         raise Unusable(f"{path}: {exc}") from None
-    schema = {f["name"]: _TYPES[f["type"]] for f in table.fields}
+    schema = {f["name"]: TYPES[f["type"]] for f in table.fields}
     new, answer = change(found.select(list(schema)).cast(schema))
     if new is not None:
         _write(spark, table, typed(table, new), "overwrite", retries=0)

@@ -41,7 +41,7 @@ class Server:
 
 
 def _folder(root: str) -> Path | None:
-    from reasonlake.engine.store.arrow_commit import local_path
+    from reasonlake.engine.store.locations import local_path
 
     return local_path(root)
 

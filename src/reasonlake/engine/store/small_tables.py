@@ -29,7 +29,7 @@ from urllib.parse import unquote, urlparse
 
 from pyspark.sql import Row
 
-from reasonlake.engine.store.arrow_commit import local_path
+from reasonlake.engine.store.locations import local_folder
 
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 _FLAT = {"string", "long", "integer", "short", "byte", "double", "float", "boolean", "timestamp", "date"}
@@ -125,36 +125,6 @@ def _as_spark(value, kind: str):
         aware = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
         return aware.astimezone().replace(tzinfo=None)
     return value
-
-
-def local_folder(spark, path: str) -> Path | None:
-    """The table's folder where this process may read its files itself: a local path, the
-    reader not turned off (``REASONLAKE_SMALL_TABLES=0``), and a session that sees this
-    machine's files."""
-    folder = local_path(path)
-    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not sees_our_files(spark):
-        return None
-    return folder
-
-
-def sees_our_files(spark) -> bool:
-    """A classic session shares this machine's files; a Spark Connect session only when its
-    server is on this machine (the loopback address): a remote server's "local" path may
-    name another machine's folder."""
-    from reasonlake.engine.store import delta_sql
-
-    from reasonlake.engine.store.session import DeferredSession
-
-    if not delta_sql.is_connect(spark):
-        return True
-    try:
-        if isinstance(spark, DeferredSession) and spark._session is None:  # not started: its address says
-            host = urlparse(spark.remote.replace("sc://", "http://", 1)).hostname
-        else:
-            host = spark.client.host
-    except (AttributeError, ValueError):
-        return False
-    return host in ("localhost", "127.0.0.1", "::1")
 
 
 def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:

@@ -14,52 +14,18 @@ the same path starts its versions over, and its commits' timestamps tell them ap
 """
 from __future__ import annotations
 
-from datetime import timezone
 from typing import Callable, TypeVar
 
-from reasonlake.engine.store import classic, process_cache
+from reasonlake.engine.store import process_cache
+from reasonlake.engine.store.table_log import Commit, latest_commit
 
 T = TypeVar("T")
-Commit = tuple[int, int]  # version, timestamp (ms)
 
 _LIMIT = 256  # answers kept per session; the oldest go first
 
 
 def _answers(spark) -> dict[tuple, tuple[Commit, object]]:
     return process_cache.of(spark).answers
-
-
-def latest_commit(spark, path: str) -> Commit | None:
-    """The table's latest commit; None when the table does not exist or the session cannot
-    tell. From a listing of its log where it is a local folder (``small_tables``); else
-    from its log in the driver on a classic session (no Spark job); from its history on
-    Spark Connect (one call to the server, about 0.1 s: less than the reads it saves)."""
-    from reasonlake.engine.store import small_tables
-
-    listed = small_tables.latest_commit(spark, path)  # a local folder: its log, listed here
-    if listed is not False:
-        return listed
-    try:
-        snapshot = classic.snapshot(spark, path)
-        if snapshot is None:
-            return _from_history(spark, path)
-        version = snapshot.version()
-        return (version, snapshot.timestamp()) if version >= 0 else None
-    except Exception:  # an API this Delta build lacks: read without the cache
-        return None
-
-
-def _from_history(spark, path: str) -> Commit | None:
-    from reasonlake.engine.store import delta_sql
-
-    try:
-        row = delta_sql.history(spark, path, 1).select("version", "timestamp").first()
-    except Exception:  # no Delta table there
-        return None
-    if row is None:
-        return None
-    moment = row.timestamp if row.timestamp.tzinfo else row.timestamp.replace(tzinfo=timezone.utc)
-    return int(row.version), int(moment.timestamp() * 1000)
 
 
 def _key(spark, path: str, name: tuple) -> tuple:
@@ -100,12 +66,12 @@ def _first_read_over_connect(spark, path: str, key: tuple) -> bool:
     """Whether this is the first read of ``key`` in the process, on a Spark Connect session
     whose question would be a call to the server (marked read, so the next one asks). A
     table this process lists itself (``small_tables``) costs no call to ask about."""
-    from reasonlake.engine.store import delta_sql, small_tables
+    from reasonlake.engine.store.locations import is_connect, local_folder
 
     cache = process_cache.of(spark)
-    if key in cache.read_once or key in cache.answers or not delta_sql.is_connect(spark):
+    if key in cache.read_once or key in cache.answers or not is_connect(spark):
         return False
-    if small_tables.local_folder(spark, path) is not None:
+    if local_folder(spark, path) is not None:
         return False
     cache.read_once.add(key)
     return True

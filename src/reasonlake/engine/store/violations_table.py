@@ -11,11 +11,10 @@ from __future__ import annotations
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import delta_sql
-from reasonlake.engine.store.dictionary import decode
+from reasonlake.engine.store import delta_sql, table_log
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.materialization import expiration_pane
-from reasonlake.plan.windows import NEVER, Window
+from reasonlake.plan.windows import Window
 
 SCHEMA = (
     "key STRING, rule STRING, bindings MAP<STRING, BIGINT>, "
@@ -30,7 +29,7 @@ def path(home: Home, view: str) -> str:
 
 def exists(home: Home, view: str) -> bool:
     """Whether the view has a violations table (a program without negative rules has none)."""
-    return delta_sql.is_delta(home.spark, path(home, view))
+    return table_log.is_delta(home.spark, path(home, view))
 
 
 def create(home: Home, view: str) -> None:
@@ -67,7 +66,7 @@ def replace(home: Home, view: str, window: Window, found: DataFrame | None, clos
 
 def version(home: Home, view: str) -> int:
     """The table's latest Delta version: the one a close records as holding its violations."""
-    return delta_sql.latest_version(home.spark, path(home, view))
+    return table_log.latest_version(home.spark, path(home, view))
 
 
 def live(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
@@ -92,32 +91,33 @@ def count_live(home: Home, view: str, close: int) -> int:
     return live(home, view, close).count()
 
 
-def _time(column: str):
-    """Milliseconds as a timestamp; background facts (origin +inf) have none."""
-    return F.when(F.col(column) < F.lit(NEVER), F.timestamp_millis(F.col(column)))
+def decoded_sql(home: Home, view: str, close: int, at_version: int | None = None) -> str:
+    """The violations live at ``close`` read at ``at_version`` (``live``), decoded, as Spark
+    SQL: rule, since (the first close of its episode), bindings (variable -> term), triples
+    (N-Triples with their origins, in the rule's order), origin, key. What `reasonlake sql`
+    names <view>_violations and what `violations` prints."""
+    from reasonlake.engine.store import view_decoding as decoding
+
+    at = "" if at_version is None else f" VERSION AS OF {at_version}"
+    terms = f"delta.`{home.path('terms')}`"
+    triple, joins = decoding.named_triple("t", "e", terms)
+    moment = decoding.moment_or_null
+    return (
+        f"WITH live AS (SELECT * FROM delta.`{path(home, view)}`{at} "
+        f"WHERE first_close <= {int(close)} AND exp_pane > {int(close)}), "
+        "exploded AS (SELECT key, i, t.s, t.p, t.o, t.origin FROM live LATERAL VIEW posexplode(triples) x AS i, t), "
+        f"named AS (SELECT e.key, struct(e.i AS i, {triple} AS triple, {moment('e.origin')} AS origin) AS t "
+        f"FROM exploded e {joins}), "
+        "triples AS (SELECT key, transform(sort_array(collect_list(t)), x -> struct(x.triple AS triple, "
+        "x.origin AS origin)) AS triples FROM named GROUP BY key), "
+        "bound AS (SELECT b.key, map_from_entries(collect_list(struct(b.var, n.term))) AS bindings FROM "
+        f"(SELECT key, var, id FROM live LATERAL VIEW explode(bindings) x AS var, id) b LEFT JOIN {terms} n "
+        "ON b.id = n.id GROUP BY b.key) "
+        f"SELECT l.rule, timestamp_millis(l.first_close) AS since, b.bindings, t.triples, {moment('l.origin')} "
+        "AS origin, l.key FROM live l JOIN triples t ON l.key = t.key LEFT JOIN bound b ON l.key = b.key"
+    )
 
 
 def decoded(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
-    """rule, first_close, bindings and triples as N-Triples text, one row per violation."""
-    rows = live(home, view, close, at_version)
-    terms = home.table("terms")
-    exploded = rows.select("key", F.posexplode("triples").alias("i", "t")).select(
-        "key", "i", F.col("t.s").alias("s"), F.col("t.p").alias("p"), F.col("t.o").alias("o"),
-        F.col("t.origin").alias("origin"),
-    )
-    named = decode(exploded, terms, {"s": "subject", "p": "predicate", "o": "object"})
-    triples = named.groupBy("key").agg(F.sort_array(F.collect_list(F.struct(
-        "i", F.concat_ws(" ", "subject", "predicate", "object", F.lit(".")).alias("triple"),
-        _time("origin").alias("origin"),
-    ))).alias("t")).select("key", F.transform("t", lambda x: F.struct(x.triple.alias("triple"), x.origin.alias("origin"))).alias("triples"))
-    binds = rows.select("key", F.explode("bindings").alias("var", "id"))
-    binds = binds.join(terms, binds.id == terms.id, "left").groupBy("key").agg(
-        F.map_from_entries(F.collect_list(F.struct("var", "term"))).alias("bindings")
-    )
-    return (
-        rows.select("key", "rule", F.timestamp_millis("first_close").alias("since"),
-                    _time("origin").alias("origin"))
-        .join(triples, "key").join(binds, "key", "left")
-        .select("rule", "since", "bindings", "triples", "origin", "key")
-        .orderBy("rule", "key")
-    )
+    """``decoded_sql``'s rows, by rule and key."""
+    return home.spark.sql(decoded_sql(home, view, close, at_version)).orderBy("rule", "key")

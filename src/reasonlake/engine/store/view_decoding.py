@@ -1,0 +1,87 @@
+"""A view's rows as readers see them, described once and rendered for each engine that reads
+the table: Spark SQL (the catalog's views, `reasonlake sql`, and DataFrame reads through
+``selectExpr``) and DataFusion (delta-rs, the reads in this process, ``driver_reads``).
+
+What a reader sees of the view's table at a published close:
+- the rows of that close's window: ``origin`` after the window's opening (a close the view
+  skipped is the previous published one minus what expired in between);
+- the ids decoded through the term dictionary, by left joins: a term missing from it makes
+  the hidden-term test null, which drops the row in both engines alike;
+- no anonymous class expression of the ontology (``x rdf:type [a restriction]``): those are
+  the engine's intermediate facts, nothing a reader can name;
+- ``origin`` and ``expires`` as moments, null for background facts (origin ``NEVER``), and
+  ``inferred``, whether a rule other than ``explicit`` gave the row.
+
+Spark renders the moments as timestamps; DataFusion leaves them as milliseconds, which the
+caller casts to UTC timestamps in Arrow (one type on every DataFusion version delta-rs ships).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reasonlake.compile.tbox import ANONYMOUS_PREFIX
+from reasonlake.plan.windows import NEVER
+
+TERMS = ("s.term", "p.term", "o.term")  # the decoded terms in ``select``'s joins
+COLUMNS = ("subject", "predicate", "object", "origin", "expires", "inferred")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    starts_with: str  # the prefix test's function name
+    timestamps: bool  # milliseconds rendered as timestamps (else left as numbers)
+
+    def moment(self, millis: str) -> str:
+        return f"timestamp_millis({millis})" if self.timestamps else millis
+
+
+SPARK = Dialect("startswith", timestamps=True)
+DATAFUSION = Dialect("starts_with", timestamps=False)
+
+
+def visible(dialect: Dialect, terms: tuple[str, str, str] = TERMS) -> str:
+    """The condition that keeps a row no anonymous term is part of."""
+    prefix = f"'<{ANONYMOUS_PREFIX}'"
+    return "NOT (" + " OR ".join(f"{dialect.starts_with}({t}, {prefix})" for t in terms) + ")"
+
+
+def in_window(window, close: int, origin: str = "m.origin") -> str:
+    """The condition that keeps the rows live at ``close``."""
+    return f"{origin} > {int(window.opens(close))}"
+
+
+def reader_columns(dialect: Dialect, window, *, terms: tuple[str, str, str] = TERMS, origin: str = "m.origin",
+                   rule: str = "m.rule") -> list[str]:
+    """``COLUMNS`` as select expressions over decoded terms, the row's origin and its rule."""
+    kept = f"CASE WHEN {origin} < {NEVER} THEN {origin} END"  # background first, so the sum cannot overflow
+    return [f"{terms[0]} AS subject", f"{terms[1]} AS predicate", f"{terms[2]} AS object",
+            f"{dialect.moment(kept)} AS origin", f"{dialect.moment(f'{kept} + {int(window.width)}')} AS expires",
+            f"{rule} <> 'explicit' AS inferred"]
+
+
+def line(terms: tuple[str, str, str] = TERMS) -> str:
+    """The row's N-Triples line (the same function in both engines)."""
+    return f"concat_ws(' ', {', '.join(terms)}, '.')"
+
+
+def named_triple(alias: str, item: str, terms: str) -> tuple[str, str]:
+    """(the N-Triples line of the id triple ``item`` (a struct of s, p, o), the left joins
+    through ``terms`` that decode it, aliased ``alias`` + s/p/o): how the violations and the
+    repair log name the triples they hold."""
+    joins = " ".join(f"LEFT JOIN {terms} {alias}{x} ON {item}.{x} = {alias}{x}.id" for x in "spo")
+    return line(tuple(f"{alias}{x}.term" for x in "spo")), joins
+
+
+def moment_or_null(column: str) -> str:
+    """Milliseconds as a Spark timestamp; background facts (origin ``NEVER``) have none."""
+    return f"CASE WHEN {column} < {NEVER} THEN timestamp_millis({column}) END"
+
+
+def select(dialect: Dialect, window, close: int, *, table: str, terms: str, columns: list[str] | str,
+           order: str | None = None) -> str:
+    """``columns`` of the view's rows live at ``close`` as readers see them: ``table`` (the
+    view's table, aliased ``m``) decoded through ``terms`` (aliased ``s``, ``p``, ``o``)."""
+    listed = columns if isinstance(columns, str) else ", ".join(columns)
+    joins = " ".join(f"LEFT JOIN {terms} {x} ON m.{x} = {x}.id" for x in "spo")
+    return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)} AND {visible(dialect)}"
+            + (f" ORDER BY {order}" if order else ""))
