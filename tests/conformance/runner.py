@@ -7,11 +7,10 @@ which the rule compiler reads from the TBox) become the view's ontology, and the
 triples are streamed as one event. A case then passes when
 
 * POSITIVE_ENTAILMENT: every instance-level conclusion triple is in the view's export and
-  every schema-level one is in the case's TBox or in owlrl's closure of it, as far as that
-  closure is in scope (``schema_closure``: not the reflexive triples, not the RDF, RDFS, OWL
-  and XSD vocabularies describing themselves, not rdfs13's datatype subsumptions; the
-  engine's own compiler is never the oracle); blank nodes of a conclusion are existential,
-  matched jointly across both parts. A failing case names the conclusion triples it misses,
+  every schema-level one is in the engine's schema (``engine_schema``: the TBox as reasonlake
+  loads it and what its compiled program entails), which must itself be sound: in owlrl's
+  closure of the TBox (``unsound_schema``; owlrl is the oracle, never the compiler); blank
+  nodes of a conclusion are existential, matched jointly across both parts. A failing case names the conclusion triples it misses,
   in its own terms (``Outcome.missing``): an expected failure lists them
   (``expected_missing.json``), so that a triple newly missing there fails the case in earnest;
 * INCONSISTENCY: the view's violations list at least one violation over the case's triples.
@@ -49,20 +48,18 @@ from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.compare import to_canonical_graph
 from rdflib.term import _toPythonMapping
 
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX
+from reasonlake.compile.program import compile_program
+from reasonlake.compile.schema import saturated_schema
+from reasonlake.compile.tbox import ANONYMOUS_PREFIX, load_tbox
+from reasonlake.declare.view import OntologySource
 from reasonlake.parse.formats import SKOLEM_PREFIX
 from reasonlake.parse.lexical import as_written
 from reasonlake.parse.terms import iri_term, literal_parts, literal_term, split_statement
 from reasonlake.vocab import (
-    EQUIVALENT_CLASS,
-    EQUIVALENT_PROPERTY,
     OWL,
     PROV_GENERATED_AT,
     RDF,
     RDFS,
-    SAME_AS,
-    SUB_CLASS_OF,
-    SUB_PROPERTY_OF,
     TYPE,
     XSD,
     iri,
@@ -224,7 +221,7 @@ class Prepared:
     tbox: list[Triple]
     abox: list[Triple]
     instance: list[Triple]  # conclusion patterns checked against the export; ?x: a variable
-    schema: list[Triple]  # conclusion patterns checked against ``schema_closure``
+    schema: list[Triple]  # conclusion patterns checked against ``engine_schema``
     own: dict[Triple, Triple] = field(default_factory=dict)  # pattern -> its conclusion triple, as the case writes it
     batch: int = 0  # the window the case's instance triples are streamed in
 
@@ -306,41 +303,23 @@ def assign_batches(cases: list[Prepared]) -> int:
 
 # ---- schema-level check ---------------------------------------------------------------------
 
-# rdfs6, rdfs10, scm-cls, scm-op, scm-dp and eq-ref make every class, property and individual
-# related to itself by these
-_REFLEXIVE = frozenset({SUB_CLASS_OF, SUB_PROPERTY_OF, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, SAME_AS})
-_DATATYPE, _LITERAL = iri(RDFS + "Datatype"), iri(RDFS + "Literal")
-# cls-thing and cls-nothing1: OWL 2 RL rules without premises, so the profile's own conclusions
-# about its vocabulary rather than axiomatic triples
-_PREMISELESS = frozenset((iri(OWL + x), TYPE, iri(OWL + "Class")) for x in ("Thing", "Nothing"))
+def engine_schema(c: Prepared, profile: str, unique_names: bool) -> set[Triple]:
+    """The engine's answer to a schema conclusion: the case's TBox as reasonlake loads it, and
+    the schema its compiled program entails (``saturated_schema``)."""
+    text = "".join(f"{s} {p} {o} .\n" for s, p, o in c.tbox)
+    tbox = load_tbox((OntologySource(f"{c.case.key}.nt", text, "nt"),))
+    return set(tbox) | set(saturated_schema(compile_program(tbox, profile, unique_names)))
 
 
-def out_of_scope(t: Triple, closure: set[Triple]) -> str | None:
-    """Why a schema triple owlrl derives is no conclusion the engine is held to; None if it is one.
-
-    The engine reasons over a TBox compiled once per view and leaves out, by design (the
-    reasons are in ``expected_failures``): the reflexive triples, the axiomatic triples of
-    the RDF, RDFS, OWL and XSD vocabularies (owlrl adds some even without its axiomatic triples:
-    dt-type1's ``xsd:T a rdfs:Datatype``, the OWL annotation properties typed
-    ``owl:AnnotationProperty``) and datatype reasoning (rdfs13's ``D rdfs:subClassOf rdfs:Literal``).
-    cls-thing's and cls-nothing1's ``owl:Thing``/``owl:Nothing a owl:Class`` are in scope.
-    """
-    s, p, o = t
-    if s == o and p in _REFLEXIVE:
-        return "reflexive"
-    if s.startswith("<") and s[1:].startswith(_VOCABULARY) and t not in _PREMISELESS:
-        return "axiomatic: the vocabularies describing themselves"
-    if p == SUB_CLASS_OF and o == _LITERAL and (s, TYPE, _DATATYPE) in closure:
-        return "rdfs13: datatype reasoning"
-    return None
-
-
-def schema_closure(c: Prepared, profile: str) -> set[Triple]:
-    """The schema a case's conclusion is checked against: its TBox (what the view's ontology
-    states, whatever it is about) and the in-scope part (``out_of_scope``) of owlrl's closure
-    of that TBox alone; schema that only instance data entails (metamodelling) is not in it."""
-    closure = owlrl_closure(c.tbox, profile)
-    return set(c.tbox) | {t for t in closure if out_of_scope(t, closure) is None}
+def unsound_schema(c: Prepared, profile: str, engine: set[Triple]) -> list[Triple]:
+    """The engine's schema triples that owlrl does not entail from the case's TBox: what
+    makes its schema answer unsound. Names the compiler gives its own anonymous class
+    expressions (none of the case's) are internal, never exported, and left out."""
+    own = {x for t in c.tbox for x in t}
+    internal = f"<{ANONYMOUS_PREFIX}"
+    closure = owlrl_closure(c.tbox, profile) | set(c.tbox)
+    return sorted(t for t in engine if t not in closure
+                  and not any(x.startswith(internal) and x not in own for x in t))
 
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -684,10 +663,10 @@ def run_profile(root: Path, profile_dir: str, cli: Cli, work: Path) -> dict[str,
         per_batch[c.batch] += 1
     outcomes = {}
     for c in prepared:
-        schema = schema_closure(c, settings["profile"]) if c.schema else set()
-        unsound = []
+        schema = engine_schema(c, settings["profile"], settings["unique_names"]) if c.schema else set()
+        unsound = unsound_schema(c, settings["profile"], schema) if c.schema else []
         if run is not None and sound_in_scope(c):
             closure = premise_closure(c, settings["profile"], shared)
-            unsound = soundness(c, run, closure, alone=per_batch[c.batch] == 1)
+            unsound += soundness(c, run, closure, alone=per_batch[c.batch] == 1)
         outcomes[c.case.key] = judge(c, run if c.engine else None, schema, unsound)
     return outcomes
