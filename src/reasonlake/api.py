@@ -360,13 +360,17 @@ class Lakehouse:
         """Vacuum views (default: every view) to their retention (``retain``, or ``retain_ms``
         for this call): storage stops growing, and closes older than the retention can no
         longer be read. One ``retention.Vacuumed`` per view."""
-        from reasonlake.engine.store import retention
+        from reasonlake.engine.store import catalog, retention
 
         self.home.require_init()
         names = names or self.home.view_names()
         for name in names:
             self.home.view(name)  # an unknown name fails before anything is vacuumed
-        return [retention.vacuum(self.home, name, retain_ms) for name in names]
+        done = []
+        for name in names:
+            done.append(retention.vacuum(self.home, name, retain_ms))
+            catalog.after_vacuum(self.home, name)
+        return done
 
     def readable_versions(self, name: str) -> set[int] | None:
         """The versions of a view's table still readable after a vacuum (None: all of them)."""

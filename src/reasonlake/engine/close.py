@@ -31,7 +31,7 @@ from reasonlake.engine.reason.spark_rounds import (
     run_fixpoint,
     run_resident,
 )
-from reasonlake.engine.store import file_list, state
+from reasonlake.engine.store import catalog, file_list, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as viol
 from reasonlake.engine.store.home import Home
@@ -155,6 +155,7 @@ class Close:
         )
         with step("record close"):
             state.append(home, decl.name, record)
+            catalog.show(home, decl.name, record)
         expect.act(decl, checked)
         return record
 

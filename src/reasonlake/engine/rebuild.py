@@ -15,7 +15,7 @@ from reasonlake.engine.compiled import Compiled, compile_view, seed
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.reason import resident
 from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
-from reasonlake.engine.store import file_list, lease, state
+from reasonlake.engine.store import catalog, file_list, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as viol
 from reasonlake.engine.store.home import Home
@@ -47,6 +47,7 @@ def _rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool,
         record, checked = materialize(home, compiled, close, state.latest_ingest_seq(home), seq, steps=steps)
     faults.reached("rebuild: published")
     state.append(home, view, record)
+    catalog.show(home, view, record)
     steps.advance("record close")
     expect.act(decl, checked)
     return record

@@ -8,7 +8,7 @@ from reasonlake.engine import repair_step as rep
 from reasonlake.engine.compiled import compile_view
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.rebuild import MATERIALIZE_STEPS, materialize
-from reasonlake.engine.store import lease, state
+from reasonlake.engine.store import catalog, lease, state
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError, ViewDeclarationError
 
@@ -57,6 +57,7 @@ def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state
     steps.advance("tombstones")
     faults.reached("repair job: tombstones")
     state.append(home, view, record)
+    catalog.show(home, view, record)
     steps.advance("record close")
     expect.act(decl, checked)
     return record, len(decision.removals)

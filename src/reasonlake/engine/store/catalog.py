@@ -97,6 +97,32 @@ def refresh(home: Home, view: str, record, where: str | None = None, *, publishe
         home.spark.sql(f"CREATE OR REPLACE VIEW {where}.`{name}` AS {sql}")
 
 
+def show(home: Home, view: str, record) -> None:
+    """Point the view's names at a close just recorded (``state.append``); a withheld close
+    leaves them on the last close that passed. The close is published whatever happens
+    here: a name that could not be re-pointed is a warning, and `reasonlake init` re-points
+    every name."""
+    if record.withheld:
+        return
+    try:
+        refresh(home, view, record, published=True)
+    except Exception as exc:  # a stale catalog name must not undo a published close
+        import sys
+
+        print(f"reasonlake: warning: the catalog name of view {view} still shows an earlier close "
+              f"({str(exc).splitlines()[0][:300]}); `reasonlake init` re-points every name", file=sys.stderr)
+
+
+def after_vacuum(home: Home, view: str) -> None:
+    """Re-point the view's names at its latest close: they may pin a version the vacuum made
+    unreadable (``retention.pinned`` then gives the latest snapshot)."""
+    from reasonlake.engine.store import state
+
+    history = state.lineage(home, view)
+    if history:
+        refresh(home, view, history[-1])
+
+
 def definitions(home: Home, view: str, record, *, published: bool = False) -> dict[str, str]:
     """The SQL of each name a view has at a published close (``record``): the view, and its
     violations and repairs when it has them, its registered queries' rows; the catalog's views and `reasonlake sql`'s

@@ -17,7 +17,7 @@ import re
 import time
 from dataclasses import dataclass
 
-from reasonlake.engine.store import catalog, delta_sql, state, table_log
+from reasonlake.engine.store import delta_sql, table_log
 from reasonlake.engine.store.home import Home
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
@@ -43,7 +43,8 @@ def view_tables(home: Home, view: str) -> list[str]:
 
 
 def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
-    """Set the view's retention on its tables and vacuum them."""
+    """Set the view's retention on its tables and vacuum them (then ``catalog.after_vacuum``
+    re-points the view's names)."""
     decl = home.view(view)
     retain = retain_ms if retain_ms is not None else (decl.retain if decl.retain is not None else DEFAULT_RETAIN_MS)
     spark = home.spark
@@ -63,9 +64,6 @@ def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
             delta_sql.vacuum(spark, path, retain / 3_600_000)
     finally:
         spark.conf.set(_CHECK, check)
-    history = state.lineage(home, view)
-    if history:  # the catalog's name may pin a version the vacuum made unreadable
-        catalog.refresh(home, view, history[-1])
     return Vacuumed(view, retain, len(paths))
 
 

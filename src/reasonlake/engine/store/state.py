@@ -10,7 +10,7 @@ from dataclasses import astuple, dataclass, fields
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, catalog, table_cache
+from reasonlake.engine.store import arrow_commit, table_cache
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import RECORD_SCHEMA
 
@@ -77,7 +77,8 @@ def _records(home: Home, view: str) -> list[Published]:
 
 def append(home: Home, view: str, record: Published) -> None:
     """Record a processed close; a record whose seq is already there is not written again
-    (a retried call), so the append is idempotent.
+    (a retried call), so the append is idempotent. The catalog's names follow it
+    (``catalog.show``, the caller's next step).
 
     Checked here, against the records at the latest commit, rather than with Delta's
     ``txnAppId``: that asks the table's whole log state for its transactions, a Spark job
@@ -92,15 +93,6 @@ def append(home: Home, view: str, record: Published) -> None:
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])
-    if record.withheld:  # the catalog's names stay on the last close that passed
-        return
-    try:
-        catalog.refresh(home, view, record, published=True)
-    except Exception as exc:  # the close is published: a stale catalog name must not undo that
-        import sys
-
-        print(f"reasonlake: warning: the catalog name of view {view} still shows an earlier close "
-              f"({str(exc).splitlines()[0][:300]}); `reasonlake init` re-points every name", file=sys.stderr)
 
 
 LATEST_SEQ = ("latest seq",)  # the question latest_ingest_seq asks of the cache
