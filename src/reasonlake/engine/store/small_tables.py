@@ -27,7 +27,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from pyspark.sql import Row
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pyspark is optional (the base wheel): Rows are made only where a session asked
+    from pyspark.sql import Row
 
 from reasonlake.engine.store.locations import local_folder
 
@@ -59,6 +62,8 @@ def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None
     if any(not isinstance(t, str) or t not in _FLAT for t in types.values()):
         return None
     wanted = columns or [f["name"] for f in fields]
+    from pyspark.sql import Row
+
     return [Row(**dict(zip(wanted, values))) for values in _read(folder, files, wanted, types)]
 
 
@@ -158,6 +163,8 @@ def history(spark, path: str) -> list[Row] | None:
     folder = local_folder(spark, path)
     if folder is None:
         return None
+    from pyspark.sql import Row
+
     log = folder / "_delta_log"
     found = []
     for version in sorted(_versions(log), reverse=True):
