@@ -29,8 +29,7 @@ def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFr
     from reasonlake.engine import arrow_bridge
     from reasonlake.engine.store import view_decoding as decoding
 
-    found = read.decoded_in_driver(home, view, version, at, decoding.reader_columns(
-        decoding.DATAFUSION, home.view(view).window)[:3])
+    found = read.decoded_in_driver(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
     else:

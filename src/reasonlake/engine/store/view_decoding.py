@@ -54,9 +54,13 @@ def reader_columns(dialect: Dialect, window, *, terms: tuple[str, str, str] = TE
                    rule: str = "m.rule") -> list[str]:
     """``COLUMNS`` as select expressions over decoded terms, the row's origin and its rule."""
     kept = f"CASE WHEN {origin} < {NEVER} THEN {origin} END"  # background first, so the sum cannot overflow
-    return [f"{terms[0]} AS subject", f"{terms[1]} AS predicate", f"{terms[2]} AS object",
-            f"{dialect.moment(kept)} AS origin", f"{dialect.moment(f'{kept} + {int(window.width)}')} AS expires",
+    return [*term_columns(terms), f"{dialect.moment(kept)} AS origin", f"{dialect.moment(f'{kept} + {int(window.width)}')} AS expires",
             f"{rule} <> 'explicit' AS inferred"]
+
+
+def term_columns(terms: tuple[str, str, str] = TERMS) -> list[str]:
+    """The decoded terms as subject, predicate, object (the same in both engines)."""
+    return [f"{t} AS {name}" for t, name in zip(terms, COLUMNS[:3])]
 
 
 def line(terms: tuple[str, str, str] = TERMS) -> str:

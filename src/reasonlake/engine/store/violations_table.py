@@ -69,6 +69,12 @@ def version(home: Home, view: str) -> int:
     return table_log.latest_version(home.spark, path(home, view))
 
 
+def live_at(close: int) -> str:
+    """The SQL condition a violation row meets while it is live at ``close``: found at or
+    before it, its pane not yet expired (every reader of the table asks this one)."""
+    return f"first_close <= {int(close)} AND exp_pane > {int(close)}"
+
+
 def live(home: Home, view: str, close: int, at_version: int | None = None) -> DataFrame:
     """The violations live at ``close``, read at the table version that close recorded (a
     later rebuild or renewal rewrites rows), or at the latest when it recorded none."""
@@ -76,7 +82,7 @@ def live(home: Home, view: str, close: int, at_version: int | None = None) -> Da
     if at_version is not None:
         reader = reader.option("versionAsOf", at_version)
     table = reader.load(path(home, view))
-    return table.where((F.col("first_close") <= close) & (F.col("exp_pane") > close))
+    return table.where(live_at(close))
 
 
 def count_live(home: Home, view: str, close: int) -> int:
@@ -85,7 +91,7 @@ def count_live(home: Home, view: str, close: int) -> int:
     from reasonlake.engine.store import driver_reads
 
     counted = driver_reads.query(home.spark, {"v": (path(home, view), None)}, (
-        f"SELECT count(*) AS n FROM v WHERE first_close <= {int(close)} AND exp_pane > {int(close)}"))
+        f"SELECT count(*) AS n FROM v WHERE {live_at(close)}"))
     if counted is not None:
         return counted.column("n")[0].as_py()
     return live(home, view, close).count()
@@ -104,7 +110,7 @@ def decoded_sql(home: Home, view: str, close: int, at_version: int | None = None
     moment = decoding.moment_or_null
     return (
         f"WITH live AS (SELECT * FROM delta.`{path(home, view)}`{at} "
-        f"WHERE first_close <= {int(close)} AND exp_pane > {int(close)}), "
+        f"WHERE {live_at(close)}), "
         "exploded AS (SELECT key, i, t.s, t.p, t.o, t.origin FROM live LATERAL VIEW posexplode(triples) x AS i, t), "
         f"named AS (SELECT e.key, struct(e.i AS i, {triple} AS triple, {moment('e.origin')} AS origin) AS t "
         f"FROM exploded e {joins}), "
