@@ -63,11 +63,26 @@ class ProcessCli:
         return run.stdout
 
 
+@pytest.fixture(scope="session")
+def initialized_home(spark, tmp_path_factory) -> Path:
+    """A home as `reasonlake init` leaves it, made once per run: each `cli` test starts from
+    a copy of its folder (a Delta table's log names its files relative to the table, so a
+    copied home is a home), not from its own `init`, which runs every migration through
+    Spark (about 20 Spark jobs, seconds a test, for some 80 tests). The tests of `init`
+    itself run it."""
+    from reasonlake.cli import main
+
+    home = tmp_path_factory.mktemp("initialized") / "lake"
+    assert main(["--home", str(home), "init"]) == 0  # the CLI hands its leases back at the end
+    return home
+
+
 @pytest.fixture
-def cli(spark, tmp_path, capsys):
-    runner = CliRunner(tmp_path / "lake", capsys)
-    runner("init")
-    return runner
+def cli(initialized_home, tmp_path, capsys):
+    import shutil
+
+    shutil.copytree(initialized_home, tmp_path / "lake")
+    return CliRunner(tmp_path / "lake", capsys)
 
 
 def write(path: Path, text: str) -> Path:

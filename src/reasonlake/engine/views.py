@@ -50,7 +50,7 @@ def check_views(home: Home, decls: list[ViewDecl], *, rebuild: bool) -> list[Che
             raise ViewChangedError(
                 f"view '{decl.name}' is declared twice in one call (as '{first.name}' too); "
                 "view names are case-insensitive: give each view its own name", code="RL151")
-    registered = {row.name: row for row in home.table("views").collect()}
+    registered = {row.name: row for row in home.small_rows("views", ["name", "definition", "fingerprint"])}
     return [_check(home, decl, registered, rebuild) for decl in decls]
 
 

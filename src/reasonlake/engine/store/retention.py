@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from reasonlake.engine.store import delta_sql, table_log
@@ -24,6 +25,10 @@ DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
 # Delta refuses a VACUUM below its default retention unless this check is off: a reader
 # still on an older version could lose its files. A view that asks for less has said so.
 _CHECK = "spark.databricks.delta.retentionDurationCheck.enabled"
+# Which closes stay readable is read from the VACUUM commits in the history, which Delta
+# writes by default only where its log store is not S3's (decision 0038): asked for always.
+_LOGGED = "spark.databricks.delta.vacuum.logging.enabled"
+_LISTING = "spark.sql.sources.parallelPartitionDiscovery.parallelism"
 
 
 @dataclass(frozen=True)
@@ -52,19 +57,45 @@ def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
     wanted = {"delta.deletedFileRetentionDuration": f"interval {seconds} seconds",
               "delta.logRetentionDuration": f"interval {max(seconds, 86_400)} seconds"}
     paths = view_tables(home, view)
-    check = spark.conf.get(_CHECK, "true")
-    try:
-        if retain < DEFAULT_RETAIN_MS:
-            spark.conf.set(_CHECK, "false")
+    settings = {_LOGGED: "true", _LISTING: str(_listing_tasks(spark))}
+    if retain < DEFAULT_RETAIN_MS:
+        settings[_CHECK] = "false"
+    with _session_conf(spark, settings):
         for path in paths:
             have = delta_sql.properties(spark, path)
             if any(have.get(k) != v for k, v in wanted.items()):  # no commit when already set
                 props = ", ".join(f"'{k}' = '{v}'" for k, v in wanted.items())
                 spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ({props})")
             delta_sql.vacuum(spark, path, retain / 3_600_000)
-    finally:
-        spark.conf.set(_CHECK, check)
     return Vacuumed(view, retain, len(paths))
+
+
+def _listing_tasks(spark) -> int:
+    """Tasks for VACUUM's listing of a table's folders: a few per core of the session (at
+    least 8). Delta lists them in one Spark job of ``_LISTING`` tasks, 10000 by default,
+    nearly all empty for a view's table (a folder per pane): 10000 tasks a table cost a
+    vacuum 40 s on two cores, where 8 take half a second."""
+    try:
+        cores = spark.sparkContext.defaultParallelism
+    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: its setting, if any
+        cores = int(spark.conf.get("spark.default.parallelism", "2") or 2)
+    return max(8, 4 * cores)
+
+
+@contextmanager
+def _session_conf(spark, settings: dict[str, str]):
+    """The session's ``settings`` for the block's time, then what they were before."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+    try:
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 # Commits that change no data: reading the latest snapshot after them reads what the
