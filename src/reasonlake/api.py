@@ -25,7 +25,7 @@ class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
     def __init__(self, home: str | None = None, spark=None, *, remote: str | None = None, kafka: bool = False,
-                 metastore: bool = False, wait: float = 0, defer: bool = False):
+                 metastore: bool = False, wait: float = 0, defer: bool = False, inputs=()):
         """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
         Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
         metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
@@ -36,12 +36,16 @@ class Lakehouse:
         when ``reasonlake server start`` runs one, else the active or an embedded session).
         ``defer``: start a new session only when a call first needs it (``DeferredSession``):
         a command that reads the home's files itself then starts none (only for calls known
-        to build no Spark expression before their first read: pyspark's need a session)."""
+        to build no Spark expression before their first read: pyspark's need a session).
+        ``inputs``: the paths or URIs a command will read besides the home (an ingest's files,
+        the runner's source): an ``s3a://`` one, like an ``s3a://`` home, adds S3A to the
+        embedded session (``engine.store.object_store``)."""
         from reasonlake.engine.store.home import resolve_home
 
         self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         self._given, self._kafka, self._metastore, self._wait = spark, kafka, metastore, wait
         self._remote, self._defer = remote, defer
+        self._inputs = [str(i) for i in inputs]
         self._home = None
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
 
@@ -65,15 +69,42 @@ class Lakehouse:
                 spark = spark if self._defer else spark.started()
             if spark is None:
                 packages = (kafka_package(),) if self._kafka else ()
+                s3a = self._object_store()  # first: an s3a home asked for a local metastore makes no folder
                 conf = catalog.metastore_conf(root) if self._metastore or catalog.local_metastore(root) else None
                 if conf:
                     Path(root, catalog.METASTORE).mkdir(parents=True, exist_ok=True)
+                if s3a is not None:
+                    packages, conf = (*packages, *s3a[0]), {**(conf or {}), **s3a[1]}
                 if self._defer and active_session() is None:  # started when first needed, if ever
                     spark = DeferredSession(lambda: get_spark(packages=packages, conf=conf), None)
                 else:
                     spark = get_spark(packages=packages, conf=conf)
             self._home = Home(spark=spark, root=root, writer_wait=self._wait)
         return self._home
+
+    def _object_store(self) -> tuple[tuple[str, ...], dict] | None:
+        """(Maven packages, session settings) that an embedded session needs for an ``s3a://``
+        home or input, None for none: a local home with local inputs downloads nothing new."""
+        from reasonlake.engine.store import object_store
+
+        places = [p for p in (self._root, *self._inputs) if object_store.is_object_store(p)]
+        if not places:
+            return None
+        if self._metastore:
+            from reasonlake.errors import UsageError
+
+            raise UsageError(f"--catalog spark_catalog keeps a Hive metastore in the home, a local folder; "
+                             f"{self._root} is on object storage: name a cluster's catalog instead")
+        found = object_store.settings(f"--home {self._root}" if places[0] == self._root else places[0])
+        return object_store.packages(), object_store.spark_conf(found)
+
+    def _writing(self, command: str, wait: float | None = None):
+        """The home's writer claim for a call that writes, on a home on object storage (one
+        writing process at a time there: ``engine.store.writer_claim``, decision 0038); a
+        no-op elsewhere."""
+        from reasonlake.engine.store import writer_claim
+
+        return writer_claim.writing(self._root, command, self._wait if wait is None else wait)
 
     @property
     def spark(self):
@@ -131,13 +162,14 @@ class Lakehouse:
         from reasonlake.engine.store import catalog as names
         from reasonlake.engine.store import settings
 
-        applied = self.home.init()
-        if allow_ontologies is not None:
-            settings.allow_ontologies(self.home, allow_ontologies)
-        if catalog is not None:
-            names.configure(self.home, catalog, schema)
-        else:  # a home registered before: every name re-pointed at its view's last close
-            names.refresh_all(self.home)
+        with self._writing("init"):
+            applied = self.home.init()
+            if allow_ontologies is not None:
+                settings.allow_ontologies(self.home, allow_ontologies)
+            if catalog is not None:
+                names.configure(self.home, catalog, schema)
+            else:  # a home registered before: every name re-pointed at its view's last close
+                names.refresh_all(self.home)
         return applied
 
     def create_views(self, files, *, rebuild: bool = False) -> list:
@@ -150,7 +182,8 @@ class Lakehouse:
         allowed = settings.ontology_dirs(self.home)
         decls = [load_view(f, allowed_dirs=allowed) for f in files]
         checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
-        return [create_view(self.home, c, now=now_ms()) for c in checked]
+        with self._writing("view create"):
+            return [create_view(self.home, c, now=now_ms()) for c in checked]
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False,
                only_new_items: bool = False, progress=None) -> list:
@@ -163,9 +196,12 @@ class Lakehouse:
         ``ingest.IngestReport`` per file."""
         from reasonlake.engine.ingest import ingest_paths
 
+        from reasonlake.engine.store.lease import ingest_wait_s
+
         self.home.require_init()
-        return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate,
-                            only_new=only_new_items, progress=progress)
+        with self._writing(f"ingest {stream}", max(self._wait, ingest_wait_s())):  # ingests queue (decision 0024)
+            return ingest_paths(self.home, stream, [str(f) for f in files], ts=ts, allow_duplicate=allow_duplicate,
+                                only_new=only_new_items, progress=progress)
 
     def ingest_frame(self, stream: str, frame, *, name: str = "dataframe",
                      allow_duplicate: bool = False):
@@ -173,8 +209,11 @@ class Lakehouse:
         milliseconds or a time string), validated and quarantined as JSONL rows are."""
         from reasonlake.engine.ingest import ingest_frame
 
+        from reasonlake.engine.store.lease import ingest_wait_s
+
         self.home.require_init()
-        return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
+        with self._writing(f"ingest {stream}", max(self._wait, ingest_wait_s())):
+            return ingest_frame(self.home, stream, frame, name=name, allow_duplicate=allow_duplicate)
 
     def run(self, views, source, *, trigger: str = "available-now", lateness: int = 0,
             ts: int | None = None, progress=None):
@@ -188,7 +227,8 @@ class Lakehouse:
 
         self.home.require_init()
         source = source if isinstance(source, KafkaSource) else str(source)
-        return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts, progress=progress)
+        with self._writing(f"run {' '.join(views)}"):
+            return run(self.home, list(views), source, trigger=trigger, lateness=lateness, ts=ts, progress=progress)
 
     def slide(self, view: str, until: int | str | None = None, *, progress=None) -> list:
         """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
@@ -198,7 +238,8 @@ class Lakehouse:
         from reasonlake.engine.slide import slide as slide_view
 
         self.home.require_init()
-        return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"), progress)
+        with self._writing(f"slide {view}"):
+            return slide_view(self.home, view, now_ms() if until is None else parse_time(until, what="until"), progress)
 
     def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False, progress=None):
         """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
@@ -208,7 +249,8 @@ class Lakehouse:
 
         self.home.require_init()
         self.home.require_created(view)
-        return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind, progress=progress)
+        with self._writing(f"rebuild {view}"):
+            return rebuild_view(self.home, view, at, now=now_ms(), rewind=rewind, progress=progress)
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
@@ -367,9 +409,10 @@ class Lakehouse:
         for name in names:
             self.home.view(name)  # an unknown name fails before anything is vacuumed
         done = []
-        for name in names:
-            done.append(retention.vacuum(self.home, name, retain_ms))
-            catalog.after_vacuum(self.home, name)
+        with self._writing("vacuum"):
+            for name in names:
+                done.append(retention.vacuum(self.home, name, retain_ms))
+                catalog.after_vacuum(self.home, name)
         return done
 
     def readable_versions(self, name: str) -> set[int] | None:
@@ -385,7 +428,8 @@ class Lakehouse:
 
         self.home.require_init()
         self.home.require_created(name)
-        return repair_job(self.home, name, progress)
+        with self._writing(f"repair {name}"):
+            return repair_job(self.home, name, progress)
 
     # -- for the command line: plain rows, no Spark types ---------------------------------
     def change_rows(self, name: str, *, after=None, upto=None):

@@ -59,7 +59,7 @@ def ingest(args) -> int:
     # every check that needs no Spark, before it starts
     api.check_ingest(args.stream, args.files, ts, allow_duplicate=args.allow_duplicate_file,
                      only_new_items=args.only_new_items)
-    lake = _lakehouse(args)
+    lake = _lakehouse(args, inputs=args.files)  # an s3a:// file needs S3A in the session
     with progress_bar(f"ingest {args.stream}", " files", quiet=args.quiet) as progress:
         reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file,
                               only_new_items=args.only_new_items, progress=progress)
@@ -115,7 +115,7 @@ def run(args) -> int:
         if not api.is_uri(source) and not glob.has_magic(source) and not Path(source).is_dir():
             raise UsageError(f"--source {source}: no such folder (or write --source kafka for a Kafka topic)")
     quiet = (lambda *_: None) if args.quiet else None  # no batch lines on stderr
-    report = _lakehouse(args, kafka=kafka).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts,
+    report = _lakehouse(args, kafka=kafka, inputs=() if kafka else (source,)).run(args.views, source, trigger=trigger, lateness=lateness, ts=ts,
                                                progress=quiet)
     closes = ", ".join(f"{v} {n}" for v, n in report.closes.items()) or "none"
     read = "partition ranges" if kafka else "files"

@@ -96,8 +96,11 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
         "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
     )
     if packages:
-        # pyspark ships the Hadoop client the packages ask for: no second copy to download
-        builder = builder.config("spark.jars.excludes", _SHIPPED_WITH_PYSPARK)
+        # pyspark ships the Hadoop client the packages ask for: no second copy to download;
+        # nor the AWS SDK's 640 MB bundle hadoop-aws asks for (object_store names its modules)
+        from reasonlake.engine.store.object_store import EXCLUDED
+
+        builder = builder.config("spark.jars.excludes", ",".join((_SHIPPED_WITH_PYSPARK, *EXCLUDED)))
     log = _jvm_log_path()
     try:
         with _jvm_output_to(log):
@@ -296,7 +299,7 @@ def _launch_failure(log: str) -> str:
         text = ""
     if "UNRESOLVED DEPENDENCIES" in text or "unresolved dependency" in text:
         return (
-            "could not fetch the Delta Lake (or Kafka connector) jars from Maven Central (they are cached under "
+            "could not fetch the Delta Lake (or Kafka connector, or S3A) jars from Maven Central (they are cached under "
             f"~/.ivy2* after the first successful run); check network access. Details: {log}"
         )
     if "UnsupportedClassVersionError" in text:
