@@ -12,7 +12,7 @@ from reasonlake.engine import faults
 from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as violations
-from reasonlake.engine.store.dictionary import register_terms
+from reasonlake.engine.store.dictionary import register_vocabulary
 from reasonlake.engine.store.home import PENDING, REPAIRING, Home
 from reasonlake.errors import ViewChangedError
 from reasonlake.vocab import TYPE
@@ -110,7 +110,7 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     decl, program, background = checked.decl, checked.program, checked.background
     # The dictionary must know the TBox terms that rules put into derived facts.
     vocabulary = sorted(program.terms() | {TYPE} | {t for triple in background for t in triple})
-    register_terms(home.spark, home.path("terms"), home.spark.createDataFrame([(t,) for t in vocabulary], "term STRING"))
+    register_vocabulary(home.spark, home.path("terms"), vocabulary)
     if checked.existing and not checked.repairing:  # the rebuild reads the new definition: saved first, as pending
         _save(home, decl, pending=True)  # a crash from here on: slides refuse, a re-run finishes
         faults.reached("view create: saved")

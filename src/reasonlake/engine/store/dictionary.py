@@ -140,6 +140,19 @@ def few_unseen_terms(spark, terms_path: str, terms: DataFrame) -> pl.DataFrame |
     return unseen_terms(spark, terms_path, driver_term_ids(distinct.get_column("term")))
 
 
+def register_vocabulary(spark, terms_path: str, terms: list[str]) -> None:
+    """Register a few terms held in this process (a view's TBox vocabulary): checked in the
+    driver against the dictionary's (id, check) pairs where it is small enough to keep them
+    (as ``few_unseen_terms``), else joined with it in Spark."""
+    from reasonlake.engine.store import table_cache
+
+    if table_cache.peek(spark, terms_path, ("term checks",)) is not None or \
+            spark.read.format("delta").load(terms_path).count() <= DRIVER_CHECKED_TERMS:
+        register_driver_terms(spark, terms_path, driver_term_ids(pl.Series("term", terms, dtype=pl.String)))
+    else:
+        register_terms(spark, terms_path, spark.createDataFrame([(t,) for t in terms], "term STRING"))
+
+
 def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
     """Add the distinct terms of a one-column DataFrame (`term`) to the dictionary."""
     fresh = terms.where(F.col("term").isNotNull()).distinct().select(

@@ -75,10 +75,10 @@ def _listing_tasks(spark) -> int:
     least 8). Delta lists them in one Spark job of ``_LISTING`` tasks, 10000 by default,
     nearly all empty for a view's table (a folder per pane): 10000 tasks a table cost a
     vacuum 40 s on two cores, where 8 take half a second."""
-    try:
-        cores = spark.sparkContext.defaultParallelism
-    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext: its setting, if any
-        cores = int(spark.conf.get("spark.default.parallelism", "2") or 2)
+    from reasonlake.engine.store import classic
+
+    # a Spark Connect session cannot tell: its setting, if any
+    cores = classic.default_parallelism(spark) or int(spark.conf.get("spark.default.parallelism", "2") or 2)
     return max(8, 4 * cores)
 
 
