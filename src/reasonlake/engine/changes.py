@@ -79,7 +79,5 @@ def changes(home: Home, view: str, after: int | None = None, upto: int | None = 
 
 def rows(frame: DataFrame):
     """The changes as tuples (close ms, op, subject, predicate, object, inferred), in order."""
-    # one partition, in order: toLocalIterator runs a Spark job per partition, and the sort
-    # leaves as many partitions as the shuffle has (15 jobs for a few changes)
-    for row in frame.withColumn("ms", F.unix_millis("close")).coalesce(1).toLocalIterator():
+    for row in frame.withColumn("ms", F.unix_millis("close")).toLocalIterator():
         yield row.ms, row.op, row.subject, row.predicate, row.object, row.inferred
