@@ -131,23 +131,26 @@ def few_unseen_terms(spark, terms_path: str, terms: DataFrame) -> pl.DataFrame |
     are checked against the dictionary's (id, check) pairs kept there (one Spark job), not
     joined with the whole dictionary. None when the dictionary is too large to keep there
     (use register_terms)."""
-    from reasonlake.engine.store import table_cache
-
-    if table_cache.peek(spark, terms_path, ("term checks",)) is None and \
-            spark.read.format("delta").load(terms_path).count() > DRIVER_CHECKED_TERMS:
+    if not _checks_fit_in_driver(spark, terms_path):
         return None
     distinct = pl.from_arrow(terms.where(F.col("term").isNotNull()).distinct().toArrow())
     return unseen_terms(spark, terms_path, driver_term_ids(distinct.get_column("term")))
+
+
+def _checks_fit_in_driver(spark, terms_path: str) -> bool:
+    """Whether the dictionary's (id, check) pairs are kept in this process already, or are
+    few enough to be (``DRIVER_CHECKED_TERMS``)."""
+    from reasonlake.engine.store import table_cache
+
+    return table_cache.peek(spark, terms_path, ("term checks",)) is not None or \
+        spark.read.format("delta").load(terms_path).count() <= DRIVER_CHECKED_TERMS
 
 
 def register_vocabulary(spark, terms_path: str, terms: list[str]) -> None:
     """Register a few terms held in this process (a view's TBox vocabulary): checked in the
     driver against the dictionary's (id, check) pairs where it is small enough to keep them
     (as ``few_unseen_terms``), else joined with it in Spark."""
-    from reasonlake.engine.store import table_cache
-
-    if table_cache.peek(spark, terms_path, ("term checks",)) is not None or \
-            spark.read.format("delta").load(terms_path).count() <= DRIVER_CHECKED_TERMS:
+    if _checks_fit_in_driver(spark, terms_path):
         register_driver_terms(spark, terms_path, driver_term_ids(pl.Series("term", terms, dtype=pl.String)))
     else:
         register_terms(spark, terms_path, spark.createDataFrame([(t,) for t in terms], "term STRING"))

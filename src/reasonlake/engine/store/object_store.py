@@ -78,7 +78,8 @@ def settings(where: str = "the home") -> S3Settings:
             "(and AWS_ENDPOINT_URL for a server other than AWS, AWS_REGION for its region), "
             "or AWS_PROFILE; on a machine whose instance role provides them, REASONLAKE_S3_INSTANCE_ROLE=1")
     region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
-    return S3Settings(endpoint, key, secret, env.get("AWS_SESSION_TOKEN") or None, region)
+    token = (env.get("AWS_SESSION_TOKEN") or None) if key is not None else None  # a token goes with its keys
+    return S3Settings(endpoint, key, secret, token, region)
 
 
 def _other_credentials() -> bool:
@@ -95,41 +96,39 @@ def _other_credentials() -> bool:
     return env.get("REASONLAKE_S3_INSTANCE_ROLE") == "1"
 
 
+# Each setting's name for S3A (Spark) and for delta-rs: one description of the store, two
+# renderings. Spark redacts the keys (``spark.redaction.regex`` matches ``secret``, ``token``,
+# ``access.key``).
+_NAMES = {
+    "endpoint": ("spark.hadoop.fs.s3a.endpoint", "AWS_ENDPOINT_URL"),
+    "region": ("spark.hadoop.fs.s3a.endpoint.region", "AWS_REGION"),
+    "access_key": ("spark.hadoop.fs.s3a.access.key", "AWS_ACCESS_KEY_ID"),
+    "secret_key": ("spark.hadoop.fs.s3a.secret.key", "AWS_SECRET_ACCESS_KEY"),
+    "session_token": ("spark.hadoop.fs.s3a.session.token", "AWS_SESSION_TOKEN"),
+}
+
+
+def _named(found: S3Settings, side: int) -> dict[str, str]:
+    return {names[side]: getattr(found, field) for field, names in _NAMES.items() if getattr(found, field) is not None}
+
+
 def spark_conf(found: S3Settings) -> dict[str, str]:
-    """S3A's settings for an embedded session (``spark.hadoop.fs.s3a.*``). Spark redacts the
-    keys (``spark.redaction.regex`` matches ``secret``, ``token``, ``access.key``)."""
-    conf = {}
+    """S3A's settings for an embedded session (``spark.hadoop.fs.s3a.*``)."""
+    conf = _named(found, 0)
     if found.endpoint is not None:
-        conf["spark.hadoop.fs.s3a.endpoint"] = found.endpoint
         # a server of its own (MinIO, moto, Ceph) names buckets in the path, not the host name
         conf["spark.hadoop.fs.s3a.path.style.access"] = "true"
         if found.plain_http:
             conf["spark.hadoop.fs.s3a.connection.ssl.enabled"] = "false"
-    if found.region is not None:
-        conf["spark.hadoop.fs.s3a.endpoint.region"] = found.region
-    if found.access_key is not None:
-        conf["spark.hadoop.fs.s3a.access.key"] = found.access_key
-        conf["spark.hadoop.fs.s3a.secret.key"] = found.secret_key
-        if found.session_token is not None:
-            conf["spark.hadoop.fs.s3a.session.token"] = found.session_token
-            conf["spark.hadoop.fs.s3a.aws.credentials.provider"] = \
-                "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
+    if found.session_token is not None:
+        conf["spark.hadoop.fs.s3a.aws.credentials.provider"] = "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider"
     return conf
 
 
 def storage_options(found: S3Settings) -> dict[str, str]:
     """delta-rs's storage options for the same store. delta-rs 1.x commits to S3 with a
     conditional put (``If-None-Match``), so its commits need no locking provider."""
-    options = {}
-    if found.endpoint is not None:
-        options["AWS_ENDPOINT_URL"] = found.endpoint
-        if found.plain_http:
-            options["AWS_ALLOW_HTTP"] = "true"
-    if found.region is not None:
-        options["AWS_REGION"] = found.region
-    if found.access_key is not None:
-        options["AWS_ACCESS_KEY_ID"] = found.access_key
-        options["AWS_SECRET_ACCESS_KEY"] = found.secret_key
-        if found.session_token is not None:
-            options["AWS_SESSION_TOKEN"] = found.session_token
+    options = _named(found, 1)
+    if found.plain_http:
+        options["AWS_ALLOW_HTTP"] = "true"
     return options
