@@ -1,8 +1,8 @@
 """The README's samples of the example flow print what the flow prints.
 
 The convention: a ```console block of README.md is a transcript of the example flow. Its
-`$ reasonlake ...` lines are commands, run in the README's order on the example's home
-after the commands of `scripts/example.sh` (the flow the README's set-up runs); the lines
+`$ reasonlake ...` lines are commands, run in the README's order on the home
+`scripts/example.sh` (the flow the README's set-up runs) leaves; the lines
 after a command are what it prints on stdout, where a line `...` stands for lines left out
 and, in a sample that writes `<...#name>`, IRIs are shortened to the part after their `#`.
 """
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 import shlex
-
-import pytest
 
 from tests.conftest import REPO
 
@@ -32,12 +30,6 @@ def transcripts(readme: str) -> Transcript:
     return steps
 
 
-def example_commands() -> list[list[str]]:
-    """scripts/example.sh's commands (its `rl ARGS` lines), in its order."""
-    script = (REPO / "scripts" / "example.sh").read_text()
-    return [shlex.split(line)[1:] for line in script.splitlines() if line.startswith("rl ")]
-
-
 def shortened(line: str) -> str:
     return re.sub(r"<[^<>\s]*#([^<>\s#]*)>", r"<...#\1>", line)
 
@@ -51,14 +43,13 @@ def fits(expected: list[str], printed: list[str]) -> bool:
     return bool(printed) and printed[0] == expected[0] and fits(expected[1:], printed[1:])
 
 
-@pytest.mark.slow
-@pytest.mark.minutes(3)
-def test_the_readme_samples_are_what_the_example_flow_prints(cli, monkeypatch):
+def readme_samples_print_what_the_flow_prints(cli, monkeypatch) -> None:
+    """Each README transcript's command, run in order in this process (``cli``) on the home
+    `scripts/example.sh` left, prints what the README shows: checked by the example job's
+    test (tests/test_example_job.py), which runs the script first."""
     steps = transcripts((REPO / "README.md").read_text())
     assert {"explain", "validate"} <= {args[0] for args, _ in steps}, steps  # the samples are found
     monkeypatch.chdir(REPO)  # the example's paths, as the README and the script write them
-    for args in example_commands():
-        cli(*args)
     for args, expected in steps:
         printed = [line.rstrip() for line in cli(*args).splitlines()]
         if any("<...#" in line for line in expected):
