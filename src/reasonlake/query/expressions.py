@@ -121,9 +121,9 @@ class Compiler:
             # 17.4.1.9: IN is = against each member, ORed (an error is dropped where another matches)
             found = pl.lit(False)
             for member in e.other:
-                found = found | compare("=", left, self.term(member))
+                found = found | compare("=", left, self.term(member), self._hidden)
             return truth_value(found if e.op == "IN" else ~found)
-        return truth_value(compare(e.op, left, self.term(e.other)))
+        return truth_value(compare(e.op, left, self.term(e.other), self._hidden))
 
     def _Builtin_sameTerm(self, e) -> Value:
         a, b = self.term(e.arg1), self.term(e.arg2)
@@ -282,18 +282,25 @@ def compatible_strings(a: pl.Expr, b: pl.Expr) -> pl.Expr:
             & ((T.language(b) == "") | (T.language(a) == T.language(b))))
 
 
-def compare(op: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:
-    """``a op b`` by value (17.3's operator mapping); null: a type error."""
-    na, nb = T.number(a), T.number(b)
+def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr] = lambda e: e) -> pl.Expr:
+    """``a op b`` by value (17.3's operator mapping); null: a type error.
+
+    Each of a term's values (as a number, an integer, a boolean, a moment, a string) is read
+    several times below, and Polars computes an expression again wherever a branch repeats
+    it: ``hidden`` (``Compiler._hidden``) makes each a column computed once, and each parser
+    sees only the terms of its types (``of_types``). A HAVING over 100k counts took 2.4 s."""
+    numbers = [hidden(T.of_types(t, list(T.NUMERIC_RANK))) for t in (a, b)]
+    moments = [hidden(T.of_types(t, [T.XSD_DATETIME, T.XSD_DATE])) for t in (a, b)]
+    na, nb = (hidden(T.number(t)) for t in numbers)
+    ia, ib = (hidden(T.integer(t)) for t in numbers)  # null but for rank 0, the integer types
+    ba, bb = (hidden(T.boolean(T.of_types(t, [T.XSD_BOOLEAN]))) for t in (a, b))
+    ka, kb = (hidden(T.moment_kind(t)) for t in moments)
+    ma, mb = (hidden(T.moment(t)) for t in moments)
+    la, lb = (hidden(pl.when(T.is_simple(t)).then(T.lexical(t))) for t in (a, b))
     both_numbers = na.is_not_null() & nb.is_not_null()
     both_simple = T.is_simple(a) & T.is_simple(b)
-    ba, bb = T.boolean(a), T.boolean(b)
     both_booleans = ba.is_not_null() & bb.is_not_null()
-    ka, kb = T.moment_kind(a), T.moment_kind(b)
     both_moments = ka.is_not_null() & (ka == kb)
-    la, lb = T.lexical(a), T.lexical(b)
-    ma, mb = T.moment(a), T.moment(b)
-    ia, ib = T.integer(a), T.integer(b)
     both_integers = ia.is_not_null() & ib.is_not_null()
 
     # = and != by value are one test: != is its negation, an error staying one

@@ -121,6 +121,17 @@ def numeric_rank(term: pl.Expr) -> pl.Expr:
     return pl.when(valid).then(rank)
 
 
+def of_types(term: pl.Expr, datatypes) -> pl.Expr:
+    """The term where it is a literal written with one of ``datatypes``, else null. A typed
+    literal ends with its datatype (an IRI holds no ``>``): a cheap suffix test that spares
+    the value parsers (regular expressions, casts, date formats) the rows they would find no
+    value in."""
+    test = pl.lit(False)
+    for iri in datatypes:
+        test = test | term.str.ends_with(f"^^<{iri}>")
+    return pl.when(test).then(term)
+
+
 def number(term: pl.Expr) -> pl.Expr:
     """A numeric literal's value as a float (null: not a number)."""
     return pl.when(numeric_rank(term).is_not_null()).then(lexical(term).cast(pl.Float64, strict=False))
