@@ -282,7 +282,7 @@ def compatible_strings(a: pl.Expr, b: pl.Expr) -> pl.Expr:
             & ((T.language(b) == "") | (T.language(a) == T.language(b))))
 
 
-def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr] = lambda e: e) -> pl.Expr:
+def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
     """``a op b`` by value (17.3's operator mapping); null: a type error.
 
     Each of a term's values (as a number, an integer, a boolean, a moment, a string) is read
