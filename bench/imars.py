@@ -170,7 +170,7 @@ def estimate(config: Config, done: list[tuple[Config, float]]) -> float | None:
     return t * (config.size / size) ** 0.3
 
 
-def write_view(folder: Path, config: Config, ontology: str) -> Path:
+def write_view(folder: Path, config: Config, ontology: str, readable_copy: bool = False) -> Path:
     path = folder / f"{config.name}.yaml"
     path.write_text(
         f"name: {config.name}\n"
@@ -178,6 +178,7 @@ def write_view(folder: Path, config: Config, ontology: str) -> Path:
         f"ontology: [{ontology}]\n"
         "profile: rdfs-plus\n"
         f"window: {{width: {config.width}ms, slide: {config.slide}ms, start: 0}}\n"
+        + ("readable_copy: true\n" if readable_copy else "")
     )
     return path
 
@@ -404,6 +405,8 @@ def parse_args(argv=None):
                    help="discussion threads open at any time (default 500)")
     p.add_argument("--domain", action="store_true", help="also state ex:discuss rdfs:domain ex:Post")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--readable-copy", action="store_true",
+                   help="views keep their copy for readers outside Spark (readable_copy: true): what it adds to a close")
     p.add_argument("--no-warmup", action="store_true",
                    help="skip the untimed warm-up (dictionary of the first windows, one small view)")
     return p.parse_args(argv)
@@ -445,7 +448,7 @@ def main(argv=None) -> int:
         f"{time.perf_counter() - t0:.1f}s")
 
     (work / "views" / "discuss.ttl").write_text(TBOX + (DOMAIN_AXIOM if args.domain else ""))
-    yamls = [write_view(work / "views", c, "discuss.ttl") for c in configs]
+    yamls = [write_view(work / "views", c, "discuss.ttl", args.readable_copy) for c in configs]
 
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "12g")
     from reasonlake.api import Lakehouse

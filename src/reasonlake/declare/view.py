@@ -45,7 +45,7 @@ SUPPORTED_PROFILES = PROFILES
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 KNOWN_FIELDS = {
     "name", "stream", "ontology", "profile", "window", "description", "unique_names", "background",
-    "repair", "repair_depth", "retain", "expectations", "queries",
+    "repair", "repair_depth", "retain", "expectations", "queries", "readable_copy",
 }
 REPAIR_POLICIES = tuple(RepairPolicy)
 
@@ -82,6 +82,9 @@ class ViewDecl:
     # Continuous queries answered after every close (declare.queries). Not part of the
     # content either: they read the view, they do not change it.
     queries: tuple[QueryDecl, ...] = field(default_factory=tuple)
+    # A decoded copy of the view at its last published close for readers outside Spark
+    # (engine.store.readable_copy). Not part of the content: it shows the view, as SQL does.
+    readable_copy: bool = False
 
     def fingerprint(self) -> str:
         """Identity of everything that changes the view's content."""
@@ -119,6 +122,7 @@ class ViewDecl:
                 "retain": self.retain,
                 "expectations": self.expectations.to_dict() if self.expectations else None,
                 "queries": [q.to_dict() for q in self.queries],
+                "readable_copy": self.readable_copy,
             }
         )
 
@@ -139,6 +143,7 @@ class ViewDecl:
             retain=raw.get("retain"),
             expectations=ExpectationsDecl.from_dict(raw.get("expectations")),
             queries=tuple(QueryDecl.from_dict(q) for q in raw.get("queries", [])),
+            readable_copy=raw.get("readable_copy", False),
         )
 
 
@@ -251,6 +256,7 @@ def load_view(path: str | Path, allowed_dirs: tuple[str, ...] | None = None) -> 
         repair_depth=_repair_depth(path, raw),
         retain=_retain(path, raw),
         queries=parse_queries(path, raw.get("queries")),
+        readable_copy=_flag(path, raw, "readable_copy", False),
     )
     decl = replace(decl, expectations=parse_block(path, decl.name, raw.get("expectations")))
     if decl.repair != "none" and decl.profile != "owl2rl":

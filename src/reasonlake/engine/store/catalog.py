@@ -98,19 +98,35 @@ def refresh(home: Home, view: str, record, where: str | None = None, *, publishe
 
 
 def show(home: Home, view: str, record) -> None:
-    """Point the view's names at a close just recorded (``state.append``); a withheld close
-    leaves them on the last close that passed. The close is published whatever happens
-    here: a name that could not be re-pointed is a warning, and `reasonlake init` re-points
-    every name."""
+    """Point the view's names, and its copy for readers outside Spark (``readable_copy``),
+    at a close just recorded (``state.append``); a withheld close leaves them on the last
+    close that passed. The close is published whatever happens here: a name that could not
+    be re-pointed is a warning, and `reasonlake init` re-points every name; a copy that
+    could not be written catches up at the next close."""
+    from reasonlake.engine.store import readable_copy
+
     if record.withheld:
         return
     try:
         refresh(home, view, record, published=True)
     except Exception as exc:  # a stale catalog name must not undo a published close
-        import sys
+        _warn(f"the catalog name of view {view} still shows an earlier close ({_first_line(exc)}); "
+              "`reasonlake init` re-points every name")
+    try:
+        readable_copy.show(home, view, record)
+    except Exception as exc:  # as stale names: the next close brings the copy up to date
+        _warn(f"the readable copy of view {view} ({readable_copy.path(home, view)}) still shows an "
+              f"earlier close ({_first_line(exc)}); the next close brings it up to date")
 
-        print(f"reasonlake: warning: the catalog name of view {view} still shows an earlier close "
-              f"({str(exc).splitlines()[0][:300]}); `reasonlake init` re-points every name", file=sys.stderr)
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+
+
+def _warn(text: str) -> None:
+    import sys
+
+    print(f"reasonlake: warning: {text}", file=sys.stderr)
 
 
 def after_vacuum(home: Home, view: str) -> None:

@@ -28,7 +28,7 @@ MARK = "reasonlake"
 # writer's own userMetadata option wins: commit_marks' "reasonlake seq=N" starts the same)
 _CONF = "spark.databricks.delta.commitInfo.userMetadata"
 # operations that change no rows, for sessions that can only read the history as a table
-_MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
+MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
                 "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
                 "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
 
@@ -210,4 +210,4 @@ def _after_from_history(spark, path: str, recorded: int) -> list[Commit]:
 
     rows = delta_sql.history(spark, path).where(f"version > {int(recorded)}").collect()
     return [Commit(r.version, r.operation, int(r.timestamp.timestamp() * 1000), r.userMetadata,
-                   r.operation not in _MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]
+                   r.operation not in MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]

@@ -40,10 +40,11 @@ class Vacuumed:
 
 def view_tables(home: Home, view: str) -> list[str]:
     """The paths of a view's Delta tables."""
+    from reasonlake.engine.store import readable_copy
     from reasonlake.engine.store import violations_table as violations
 
     paths = [home.mat_path(view), violations.path(home, view), home.repairs_path(view),
-             home.removed_path(view)]
+             home.removed_path(view), readable_copy.path(home, view)]
     return [p for p in paths if table_log.is_delta(home.spark, p)]
 
 

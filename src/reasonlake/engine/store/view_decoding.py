@@ -82,10 +82,12 @@ def moment_or_null(column: str) -> str:
 
 
 def select(dialect: Dialect, window, close: int, *, table: str, terms: str, columns: list[str] | str,
-           order: str | None = None) -> str:
+           order: str | None = None, where: str | None = None) -> str:
     """``columns`` of the view's rows live at ``close`` as readers see them: ``table`` (the
-    view's table, aliased ``m``) decoded through ``terms`` (aliased ``s``, ``p``, ``o``)."""
+    view's table, aliased ``m``) decoded through ``terms`` (aliased ``s``, ``p``, ``o``);
+    ``where``: a condition of the caller's on top."""
     listed = columns if isinstance(columns, str) else ", ".join(columns)
     joins = " ".join(f"LEFT JOIN {terms} {x} ON m.{x} = {x}.id" for x in "spo")
-    return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)} AND {visible(dialect)}"
+    extra = f" AND ({where})" if where else ""
+    return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)} AND {visible(dialect)}{extra}"
             + (f" ORDER BY {order}" if order else ""))

@@ -1,0 +1,178 @@
+"""A view's copy for readers outside Spark (``readable_copy: true``): what `reasonlake sql`
+names the view (decoded terms, the window at the last published close, ``view_decoding``'s
+columns) kept as a Delta table of its own, ``readable_<view>`` in the home, that delta-rs,
+Polars, DuckDB or any Delta reader opens at its latest version without reasonlake.
+
+The view's own table cannot be that: it holds term ids, keeps the rows a slide in progress
+has written before its close is recorded, and anonymous class expressions. The copy is
+written after a close is recorded (``catalog.show``), so its latest version is always a
+published close; a withheld close (expectations) leaves it on the last close that passed.
+
+It is partitioned as the view's table is, by ``exp_pane`` (the close at which a row leaves
+the window; kept as a column, the one the copy has beyond `reasonlake sql`'s), so keeping it
+costs what the close changed: the panes the view's table commits touched since the copy's
+last version (read from the table's log) are written again, decoded, and the panes that
+left the window dropped, in one commit. Each commit names the close and the view's table
+version it shows (``userMetadata``), so a copy that missed closes (a crash after the close
+was recorded, the setting turned on later) catches up at the next one: a log it can no
+longer read (cleaned up) or a version behind its own means the whole copy is written again.
+
+Written by delta-rs in this process where the home is a local folder and the rows fit the
+driver's reads (``driver_reads``); through Spark otherwise (an object store, a session on a
+remote server, a large view).
+"""
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+
+from reasonlake.engine.store import delta_sql, driver_reads, locations
+from reasonlake.engine.store.foreign_commits import MAINTENANCE
+from reasonlake.engine.store import view_decoding as decoding
+from reasonlake.engine.store.home import Home
+
+PANE = "exp_pane"
+
+
+def path(home: Home, view: str) -> str:
+    return home.path(f"readable_{view}")
+
+
+def show(home: Home, view: str, record) -> None:
+    """Bring the view's copy to the close ``record`` published (a close, a rebuild, a
+    repair), when the view keeps one."""
+    if not home.view(view).readable_copy or record.withheld:
+        return
+    mark = _mark(home, view)
+    panes = None if mark is None else _touched_panes(home, view, mark, record.version)
+    if not _write_in_driver(home, view, record, panes):
+        _write_through_spark(home, view, record, panes)
+
+
+# ---- what the copy shows and what changed since ---------------------------------------------
+
+
+
+
+def _mark(home: Home, view: str) -> dict | None:
+    """The close and view-table version the copy's latest data commit shows (commits that
+    change no row, a vacuum's, are passed over); None: no copy, or its latest data commit is
+    not one this module wrote."""
+    folder = locations.local_folder(home.spark, path(home, view))
+    try:
+        if folder is not None:
+            import deltalake
+
+            if not deltalake.DeltaTable.is_deltatable(str(folder)):
+                return None
+            commits = [(c.get("operation"), c.get("userMetadata")) for c in deltalake.DeltaTable(str(folder)).history(10)]
+        else:
+            commits = [(r.operation, r.userMetadata) for r in
+                       delta_sql.history(home.spark, path(home, view), 10).select("operation", "userMetadata").collect()]
+        text = next((note for operation, note in commits if operation not in MAINTENANCE), None)
+        mark = json.loads(text) if text else None
+    except Exception:  # no table there, or one without our mark: written again whole
+        return None
+    return mark if isinstance(mark, dict) and {"close", "version"} <= mark.keys() else None
+
+
+def _touched_panes(home: Home, view: str, mark: dict, version: int) -> set[int] | None:
+    """The panes whose files the view's table commits after the copy's version added or
+    removed (a MERGE's deletion vector is a remove and an add of the same file); None:
+    the copy is to be written whole (a version behind its own, a commit file cleaned up)."""
+    since = int(mark["version"])
+    if since > version:
+        return None
+    if since == version:
+        return set()
+    mat = home.mat_path(view)
+    names = [f"{mat}/_delta_log/{v:020d}.json" for v in range(since + 1, version + 1)]
+    folder = locations.local_folder(home.spark, mat)
+    try:
+        if folder is not None:
+            actions = [json.loads(line) for name in names for line in open(locations.local_path(name))]
+            found = [a[kind].get("partitionValues", {}).get(PANE) for a in actions for kind in ("add", "remove") if kind in a]
+        else:
+            from pyspark.sql import functions as F
+
+            commits = home.spark.read.json(names)
+            found = [r.pane for kind in ("add", "remove") if kind in commits.columns
+                     for r in commits.select(F.col(f"{kind}.partitionValues.{PANE}").alias("pane")).collect()]
+    except Exception:  # a commit file gone (log retention): the whole copy again
+        return None
+    return {int(p) for p in found if p is not None}
+
+
+def _replaced(close: int, panes: set[int] | None) -> str | None:
+    """The copy's rows a commit replaces: the touched panes and those the window left."""
+    if panes is None:
+        return None
+    listed = ", ".join(str(p) for p in sorted(panes))
+    return f"{PANE} <= {int(close)}" + (f" OR {PANE} IN ({listed})" if panes else "")
+
+
+def _columns(dialect, window) -> list[str]:
+    return [*decoding.reader_columns(dialect, window), f"m.{PANE} AS {PANE}"]
+
+
+def _in_panes(close: int, panes: set[int] | None) -> str | None:
+    if panes is None:
+        return None
+    kept = sorted(p for p in panes if p > close)
+    return f"m.{PANE} IN ({', '.join(map(str, kept))})" if kept else "FALSE"
+
+
+def _note(record) -> str:
+    return json.dumps({"close": int(record.close), "version": int(record.version)})
+
+
+# ---- the two writers ------------------------------------------------------------------------
+
+
+def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> bool:
+    """The copy's commit by delta-rs in this process; False, writing nothing, where Spark must."""
+    folder = locations.local_folder(home.spark, path(home, view))
+    if folder is None:
+        return False
+    try:
+        import deltalake
+    except ImportError:
+        return False
+    window = home.view(view).window
+    sql = decoding.select(decoding.DATAFUSION, window, record.close, table="mat", terms="terms",
+                          columns=_columns(decoding.DATAFUSION, window), where=_in_panes(record.close, panes))
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), record.version),
+                                            "terms": (home.path("terms"), None)}, sql)
+    if found is None:
+        return False
+    moment = pa.timestamp("us", tz="UTC")
+    rows = pa.table({
+        **{c: found.column(c).cast(pa.string()) for c in ("subject", "predicate", "object")},
+        "origin": found.column("origin").cast(pa.timestamp("ms", tz="UTC")).cast(moment),
+        "expires": found.column("expires").cast(pa.timestamp("ms", tz="UTC")).cast(moment),
+        "inferred": found.column("inferred").cast(pa.bool_()),
+        PANE: found.column(PANE).cast(pa.int64()),
+    })
+    replaced = _replaced(record.close, panes) if deltalake.DeltaTable.is_deltatable(str(folder)) else None
+    deltalake.write_deltalake(
+        str(folder), rows, mode="overwrite", predicate=replaced, partition_by=[PANE],
+        schema_mode=None if replaced else "overwrite",
+        commit_properties=deltalake.CommitProperties(custom_metadata={"userMetadata": _note(record)}))
+    return True
+
+
+def _write_through_spark(home: Home, view: str, record, panes: set[int] | None) -> None:
+    window = home.view(view).window
+    sql = decoding.select(decoding.SPARK, window, record.close,
+                          table=f"{delta_sql.table(home.mat_path(view))} VERSION AS OF {int(record.version)}",
+                          terms=delta_sql.table(home.path("terms")), columns=_columns(decoding.SPARK, window),
+                          where=_in_panes(record.close, panes))
+    write = (home.spark.sql(sql).repartition(PANE).write.format("delta").mode("overwrite")
+             .option("userMetadata", _note(record)).partitionBy(PANE))
+    replaced = _replaced(record.close, panes)
+    if replaced is not None:
+        write = write.option("replaceWhere", replaced)
+    else:
+        write = write.option("overwriteSchema", "true")
+    write.save(path(home, view))
