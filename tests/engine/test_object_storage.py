@@ -78,6 +78,7 @@ def _csv(text: str) -> Counter:
 def test_an_s3a_home_answers_as_a_local_home(s3, spark, tmp_path, capsys, monkeypatch):
     work = tmp_path / "work"
     view = simple_view(work)
+    view.write_text(view.read_text() + "readable_copy: true\n")  # its copy for readers outside Spark, on S3 too
     (work / "a.jsonl").write_text(_items("p", 0, 6))  # into the s3a home by its s3a:// URI
     (work / "b.jsonl").write_text(_items("q", 6, 4))  # by its local path, into both homes
     (work / "landing").mkdir()
@@ -139,4 +140,20 @@ def test_an_s3a_home_answers_as_a_local_home(s3, spark, tmp_path, capsys, monkey
     # what the home holds on S3: its tables, the writer claim, the runner's checkpoint
     listed = s3.list_objects_v2(Bucket=BUCKET, Prefix="lake/", Delimiter="/")
     folders = {p["Prefix"].split("/")[1] for p in listed.get("CommonPrefixes", [])}
-    assert {"events", "mat_v", "view_state", "leases", "_writer", "_runs"} <= folders, folders
+    assert {"events", "mat_v", "view_state", "leases", "_writer", "_runs", "readable_v"} <= folders, folders
+
+    # the view's readable copy, written through Spark on S3, read by delta-rs with the standard
+    # AWS settings: what the local home's copy and `sql` show
+    import deltalake
+
+    from reasonlake.engine.store import object_store
+
+    shown = ("subject", "predicate", "object", "inferred")
+    on_s3 = deltalake.DeltaTable(f"s3://{BUCKET}/lake/readable_v",
+                                 storage_options=object_store.storage_options(object_store.settings()))
+    here = deltalake.DeltaTable(str(tmp_path / "lake" / "readable_v"))
+    copies = [Counter((r["subject"], r["predicate"], r["object"], str(r["inferred"]).lower())
+                      for r in t.to_pyarrow_table().to_pylist()) for t in (on_s3, here)]
+    want = _csv(local("sql", f"SELECT {', '.join(shown)} FROM v", "--format", "csv"))
+    del want[shown]  # the header
+    assert copies[0] == copies[1] == Counter((a, b, c, d.lower()) for a, b, c, d in want) and want, copies
