@@ -2,7 +2,7 @@
 (``reasonlake.query``): subject, predicate, object, each triple once, anonymous terms left
 out as ``export`` leaves them out.
 
-Read by delta-rs in this process where ``export`` reads so (``read.decoded_in_driver``:
+Read by delta-rs in this process where ``export`` reads so (``driver_reads.view_rows``:
 a local home, tables small enough), else through Spark and collected through Arrow; the
 rows are ``view_decoding``'s either way.
 """
@@ -27,9 +27,10 @@ def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFr
     whether or not a close record names that version yet (a close answers its registered
     queries before it records itself)."""
     from reasonlake.engine import arrow_bridge
+    from reasonlake.engine.store import driver_reads
     from reasonlake.engine.store import view_decoding as decoding
 
-    found = read.decoded_in_driver(home, view, version, at, decoding.term_columns())
+    found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
     else:

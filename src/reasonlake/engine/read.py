@@ -5,7 +5,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
-from reasonlake.engine.store import state
+from reasonlake.engine.store import driver_reads, state
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
@@ -114,7 +114,7 @@ def reader_columns(named: DataFrame, window) -> DataFrame:
 
 def ntriples(home: Home, view: str, close: int | None = None, version: int | None = None):
     """Sorted N-Triples lines: read in this process where the home is local and small
-    enough (``driver_reads``), else through Spark, streamed to the driver partition by
+    enough (``driver_reads.view_rows``), else through Spark, streamed to the driver partition by
     partition."""
     record, at, latest = picked(home, view, close, version)
     lines = _ntriples_in_driver(home, view, record, at, latest)
@@ -131,7 +131,7 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
 def _ntriples_in_driver(home: Home, view: str, record: state.Published, at: int, latest: bool):
     """``ntriples`` by delta-rs in this process: the same rows, filter and order as through
     Spark (both order strings by their UTF-8 bytes). None: read through Spark."""
-    found = decoded_in_driver(home, view, version_read(home, view, record, latest), at, f"{decoding.line()} AS line",
+    found = driver_reads.view_rows(home, view, version_read(home, view, record, latest), at, f"{decoding.line()} AS line",
                               order="line")
     return None if found is None else (line for batch in found.to_batches() for line in batch.column(0).to_pylist())
 
@@ -142,20 +142,11 @@ def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame 
     import pyarrow as pa
 
     window = home.view(view).window
-    found = decoded_in_driver(home, view, version_read(home, view, record, True), record.close,
+    found = driver_reads.view_rows(home, view, version_read(home, view, record, True), record.close,
                               decoding.reader_columns(decoding.DATAFUSION, window))
     if found is None:
         return None
-    moment = pa.timestamp("ms", tz="UTC")
-    table = pa.table({
-        "subject": found.column("subject").cast(pa.string()),
-        "predicate": found.column("predicate").cast(pa.string()),
-        "object": found.column("object").cast(pa.string()),
-        "origin": found.column("origin").cast(moment),
-        "expires": found.column("expires").cast(moment),
-        "inferred": found.column("inferred"),
-    })
-    return home.spark.createDataFrame(table, _view_columns())
+    return home.spark.createDataFrame(pa.table(decoding.reader_arrow(found)), _view_columns())
 
 
 def _view_columns():
@@ -173,19 +164,6 @@ def version_read(home: Home, view: str, record: state.Published, latest: bool) -
     from reasonlake.engine.store import retention
 
     return retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
-
-
-def decoded_in_driver(home: Home, view: str, version: int | None, at: int, columns: list[str] | str,
-                      order: str | None = None):
-    """``columns`` (``view_decoding``'s, in DataFusion's dialect) of the view's rows live at
-    close ``at`` in its table's ``version`` (None: the latest), read by delta-rs in this
-    process, as Arrow; None where Spark must read them (``driver_reads``)."""
-    from reasonlake.engine.store import driver_reads
-
-    window = home.view(view).window
-    sql = decoding.select(decoding.DATAFUSION, window, at, table="mat", terms="terms", columns=columns, order=order)
-    return driver_reads.query(home.spark, {"mat": (home.mat_path(view), version),
-                                           "terms": (home.path("terms"), None)}, sql)
 
 
 # The session remembers which temporary tables the last registration made, so a table of

@@ -23,6 +23,7 @@ import os
 import pyarrow as pa
 
 from reasonlake.engine.store import locations
+from reasonlake.engine.store import view_decoding as decoding
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +54,14 @@ def query(spark, tables: dict[str, tuple[str, int | None]], sql: str) -> pa.Tabl
     except Exception as exc:  # a feature or version delta-rs refuses: Spark reads, and says what is wrong
         log.debug("read through Spark: %s", exc)
         return None
+
+
+def view_rows(home, view: str, version: int | None, at: int, columns: list[str] | str,
+              order: str | None = None, where: str | None = None) -> pa.Table | None:
+    """``columns`` (``view_decoding``'s, in DataFusion's dialect) of the view's rows live at
+    close ``at`` in its table's ``version`` (None: the latest), decoded through the term
+    dictionary, as Arrow (``where``: a condition on the table, aliased ``m``); None where
+    Spark must read them."""
+    sql = decoding.select(decoding.DATAFUSION, home.view(view).window, at, table="mat", terms="terms",
+                          columns=columns, order=order, where=where)
+    return query(home.spark, {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, sql)

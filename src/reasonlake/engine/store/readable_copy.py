@@ -41,8 +41,8 @@ def path(home: Home, view: str) -> str:
 
 def show(home: Home, view: str, record) -> None:
     """Bring the view's copy to the close ``record`` published (a close, a rebuild, a
-    repair), when the view keeps one."""
-    if not home.view(view).readable_copy or record.withheld:
+    repair), when the view keeps one (``catalog.show``, which passes over a withheld close)."""
+    if not home.view(view).readable_copy:
         return
     mark = _mark(home, view)
     panes = None if mark is None else _touched_panes(home, view, mark, record.version)
@@ -51,8 +51,6 @@ def show(home: Home, view: str, record) -> None:
 
 
 # ---- what the copy shows and what changed since ---------------------------------------------
-
-
 
 
 def _mark(home: Home, view: str) -> dict | None:
@@ -97,8 +95,8 @@ def _touched_panes(home: Home, view: str, mark: dict, version: int) -> set[int] 
             from pyspark.sql import functions as F
 
             commits = home.spark.read.json(names)
-            found = [r.pane for kind in ("add", "remove") if kind in commits.columns
-                     for r in commits.select(F.col(f"{kind}.partitionValues.{PANE}").alias("pane")).collect()]
+            kinds = [F.col(f"{kind}.partitionValues.{PANE}") for kind in ("add", "remove") if kind in commits.columns]
+            found = [p for r in commits.select(F.array(*kinds).alias("panes")).collect() for p in r.panes] if kinds else []
     except Exception:  # a commit file gone (log retention): the whole copy again
         return None
     return {int(p) for p in found if p is not None}
@@ -139,21 +137,11 @@ def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> b
         import deltalake
     except ImportError:
         return False
-    window = home.view(view).window
-    sql = decoding.select(decoding.DATAFUSION, window, record.close, table="mat", terms="terms",
-                          columns=_columns(decoding.DATAFUSION, window), where=_in_panes(record.close, panes))
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), record.version),
-                                            "terms": (home.path("terms"), None)}, sql)
+    found = driver_reads.view_rows(home, view, record.version, record.close,
+                                   _columns(decoding.DATAFUSION, home.view(view).window), where=_in_panes(record.close, panes))
     if found is None:
         return False
-    moment = pa.timestamp("us", tz="UTC")
-    rows = pa.table({
-        **{c: found.column(c).cast(pa.string()) for c in ("subject", "predicate", "object")},
-        "origin": found.column("origin").cast(pa.timestamp("ms", tz="UTC")).cast(moment),
-        "expires": found.column("expires").cast(pa.timestamp("ms", tz="UTC")).cast(moment),
-        "inferred": found.column("inferred").cast(pa.bool_()),
-        PANE: found.column(PANE).cast(pa.int64()),
-    })
+    rows = pa.table({**decoding.reader_arrow(found, "us"), PANE: found.column(PANE).cast(pa.int64())})
     replaced = _replaced(record.close, panes) if deltalake.DeltaTable.is_deltatable(str(folder)) else None
     deltalake.write_deltalake(
         str(folder), rows, mode="overwrite", predicate=replaced, partition_by=[PANE],

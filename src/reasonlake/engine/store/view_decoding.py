@@ -91,3 +91,14 @@ def select(dialect: Dialect, window, close: int, *, table: str, terms: str, colu
     extra = f" AND ({where})" if where else ""
     return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)} AND {visible(dialect)}{extra}"
             + (f" ORDER BY {order}" if order else ""))
+
+
+def reader_arrow(found, unit: str = "ms") -> dict:
+    """DataFusion's ``reader_columns`` as the columns readers get: the terms as strings, the
+    moments (milliseconds) as UTC timestamps of ``unit``, ``inferred`` as booleans."""
+    import pyarrow as pa
+
+    moment = pa.timestamp(unit, tz="UTC")
+    return {**{c: found.column(c).cast(pa.string()) for c in COLUMNS[:3]},
+            **{c: found.column(c).cast(pa.timestamp("ms", tz="UTC")).cast(moment) for c in ("origin", "expires")},
+            "inferred": found.column("inferred").cast(pa.bool_())}
