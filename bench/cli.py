@@ -5,9 +5,10 @@ first by the example's commands), once with its own embedded Spark session and o
 the home's command server runs (`reasonlake server start`: the command connects to it).
 The table gives the wall time per command (median of `--repeat` runs) beside the same
 process doing nothing but start Spark (`python -c "get_spark()"`), the floor a command
-without a server pays. Aims: at most 2 s with the server, 15 s without.
+without a server pays, and a one-item slide: one stream item a minute past the last close, ingested
+(not timed) then closed by `slide` (timed). Aims: at most 2 s with the server, 15 s without.
 
-    python bench/cli.py                 # history, export, sql, violations; 2 runs each
+    python bench/cli.py                 # every reading command and a one-item slide; 2 runs each
     python bench/cli.py --repeat 3
 """
 from __future__ import annotations
@@ -34,6 +35,13 @@ COMMANDS = {
     "export": ("export", "active_users"),
     "sql": ("sql", "SELECT count(*) AS n FROM active_users WHERE inferred"),
     "violations": ("violations", "active_users"),
+    "changes": ("changes", "active_users"),
+    "validate": ("validate", "active_users"),
+    "query": ("query", "active_users", "SELECT ?who ?post WHERE { ?who <http://rdfs.org/sioc/ns#creator_of> ?post }"),
+    "explain --why": ("explain", "active_users", "--why",
+                      "<http://example.org/people#tweet4> <http://example.org/social#discuss> "
+                      "<http://example.org/people#tweet2>", "--close", "2026-11-22T10:08:00Z"),
+    "rules": ("rules", "views/active_users.yaml"),
     "a mistake (no Spark)": ("ingest", "social", "examples/streams/missing.nt"),
 }
 SPARK_ONLY = [sys.executable, "-c", "from reasonlake.engine.store.session import get_spark; get_spark()"]
@@ -48,6 +56,23 @@ def _timed(argv: list[str], env: dict, ok: tuple[int, ...] = (0,)) -> float:
     return seconds
 
 
+class OneItemSlides:
+    """Each call ingests one item a minute after the last close (untimed) and times the slide closing it."""
+
+    def __init__(self, home: Path, env: dict, last_close: str):
+        self.home, self.env = home, env
+        self.minute = int(last_close[14:16])
+
+    def __call__(self) -> float:
+        self.minute += 1
+        at = f"2026-11-22T10:{self.minute:02d}"
+        item = self.home.parent / f"item-{self.minute}.jsonl"
+        item.write_text('{"s": "<http://example.org/people#carol>", "p": "<http://rdfs.org/sioc/ns#creator_of>", '
+                        f'"o": "<http://example.org/people#post{self.minute}>", "ts": "{at}:30Z"}}\n')
+        _timed([*CLI, "ingest", "social", str(item)], self.env)
+        return _timed([*CLI, "slide", "active_users", "--until", f"2026-11-22T10:{self.minute + 1:02d}:00Z"], self.env)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=2)
@@ -60,12 +85,16 @@ def main() -> None:
     for name, command in COMMANDS.items():
         ok = (1,) if "no Spark" in name else (0,)
         rows[name] = [[_timed([*CLI, *command], env, ok) for _ in range(args.repeat)], None]
+    slides = OneItemSlides(home, env, SETUP[-1][-1])
+    rows["slide (one item)"] = [[slides() for _ in range(args.repeat)], None]
     _timed([*CLI, "server", "start"], env)
     try:
         for name, command in COMMANDS.items():
             ok = (1,) if "no Spark" in name else (0,)
             _timed([*CLI, *command], env, ok)  # the server's first read of each table is cold
             rows[name][1] = [_timed([*CLI, *command], env, ok) for _ in range(args.repeat)]
+        slides()  # the server's first close of the view reads its tables cold
+        rows["slide (one item)"][1] = [slides() for _ in range(args.repeat)]
     finally:
         _timed([*CLI, "server", "stop"], env)
     print(f"{'command (fresh process)':<26} {'embedded s':>11} {'runs':>12} {'server s':>9} {'runs':>12}")

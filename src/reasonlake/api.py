@@ -436,7 +436,9 @@ class Lakehouse:
         """``changes`` as tuples (close ms, op, subject, predicate, object, inferred), in order."""
         from reasonlake.engine.changes import rows
 
-        return rows(self.changes(name, after=after, upto=upto))
+        self.home.require_init()
+        return rows(self.home, name, None if after is None else parse_time(after, what="after"),
+                    None if upto is None else parse_time(upto, what="upto"))
 
     def sql_rows(self, query: str) -> tuple[list[str], list]:
         """``sql`` run: its column names and rows (timestamps as ISO strings in UTC); a

@@ -240,7 +240,7 @@ def changes(args) -> int:
     after = parse_time(args.after, what="--from") if args.after else None
     upto = parse_time(args.upto, what="--to") if args.upto else None
     at = None
-    for ms, op, subject, predicate, obj, inferred in _lakehouse(args).change_rows(args.view, after=after, upto=upto):
+    for ms, op, subject, predicate, obj, inferred in _lakehouse(args, defer=True).change_rows(args.view, after=after, upto=upto):
         close = format_time(ms)
         if args.format == "nt":
             if close != at:
@@ -284,7 +284,7 @@ def explain(args) -> int:
 def _explain_why(args) -> int:
     triple = api.parse_triple(args.why, "--why")  # a malformed triple is answered before Spark starts
     close = _time(args.close) if args.close else None
-    root, at, terms = _lakehouse(args).explain_why(args.view, " ".join(triple), close=close)
+    root, at, terms = _lakehouse(args, defer=True).explain_why(args.view, " ".join(triple), close=close)
     tree = api.derivation_tree(root, terms)
     if args.format == "json":
         print(json.dumps(tree))

@@ -16,9 +16,10 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
+from reasonlake.declare.view import NAME_PATTERN
 from reasonlake.engine import arrow_bridge
 from reasonlake.engine.arrow_bridge import to_spark
-from reasonlake.engine.store import table_cache
+from reasonlake.engine.store import driver_reads, table_cache
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import ITEM_SCHEMA
 from reasonlake.engine.timing import step
@@ -54,14 +55,21 @@ class Admission:
 
 def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> DataFrame:
     """Events of a stream with lo < ts <= hi, partition-pruned by day."""
-    return home.table("events").where(
-        (F.col("stream") == stream)
-        & (F.col("ingest_seq") <= upto_seq)
-        & (F.col("ts_day") >= F.floor(F.lit(lo) / DAY_MS))
-        & (F.col("ts_day") <= F.floor(F.lit(hi) / DAY_MS))
-        & (F.col("ts") > lo)
-        & (F.col("ts") <= hi)
-    )
+    return home.table("events").where(_in_panes(stream, upto_seq, lo, hi))
+
+
+def _in_panes(stream: str, upto_seq: int, lo: int, hi: int) -> str:
+    """``stream_events``'s condition, as SQL both Spark and DataFusion read."""
+    return (f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)} AND ts_day >= {lo // DAY_MS} "
+            f"AND ts_day <= {hi // DAY_MS} AND ts > {int(lo)} AND ts <= {int(hi)}")
+
+
+def _quoted(stream: str) -> str:
+    """A stream's name as a SQL literal: names are identifiers (``NAME_PATTERN``), which
+    both dialects quote alike."""
+    if not NAME_PATTERN.fullmatch(stream):
+        raise ValueError(f"not a stream name: {stream!r}")
+    return f"'{stream}'"
 
 
 def admit(
@@ -73,27 +81,24 @@ def admit(
     opens = window.opens(close)
     lo = opens if previous is None else max(previous, opens)  # the fresh events: lo < ts <= close
     fresh = stream_events(home, stream, upto_seq, lo, close)
-    late_in = late_out = None
+    late_in = late_out = None  # conditions on the events table
     if previous is None:
         # Before the view's first close: the events at or before its start, which no window
         # of the view holds, are recorded as late rather than passed over in silence.
-        late_out = home.table("events").where(
-            (F.col("stream") == stream) & (F.col("ingest_seq") <= upto_seq)
-            & (F.col("ts_day") <= F.floor(F.lit(opens) / DAY_MS)) & (F.col("ts") <= opens))
-    else:
-        arrived = F.col("ingest_seq") > seen_seq
-        if seen_seq < upto_seq:  # only files ingested since the last close can be late
-            if previous > opens:
-                late_in = stream_events(home, stream, upto_seq, opens, previous).where(arrived)
-            late_out = home.table("events").where(
-                (F.col("stream") == stream) & arrived & (F.col("ingest_seq") <= upto_seq)
-                & (F.col("ts") <= opens)
-            )
+        late_out = (f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)} "
+                    f"AND ts_day <= {opens // DAY_MS} AND ts <= {int(opens)}")
+    elif seen_seq < upto_seq:  # only files ingested since the last close can be late
+        arrived = f"ingest_seq > {int(seen_seq)}"
+        if previous > opens:
+            late_in = f"{_in_panes(stream, upto_seq, opens, previous)} AND {arrived}"
+        late_out = f"stream = {_quoted(stream)} AND {arrived} AND ingest_seq <= {int(upto_seq)} AND ts <= {int(opens)}"
     if driver_rows > 0 and late_in is not None and _none_late(home, stream, seen_seq, upto_seq, previous):
         late_in = late_out = None  # this process wrote every event since: none is late
-    events = fresh if late_in is None else fresh.unionByName(late_in)
+    if late_out is not None and driver_rows > 0 and _none_in_driver(home, late_out):
+        late_out = None  # read here: none, so no Spark job to record them
+    events = fresh if late_in is None else fresh.unionByName(home.table("events").where(late_in))
     reason = (BEFORE_START.format(start=format_time(opens)) if previous is None else LATE)
-    late = late_out.select("s", "p", "o", "ts", "ingest_seq", F.lit(reason).alias("reason")) \
+    late = home.table("events").where(late_out).select("s", "p", "o", "ts", "ingest_seq", F.lit(reason).alias("reason")) \
         if late_out is not None else None
     # A pane small enough for a close in the driver comes there in one job, without the
     # shuffle of a grouping: it is grouped there, and counted, and the rules start from it.
@@ -102,7 +107,7 @@ def admit(
         with step("admit: events"):
             raw = _fresh_rows(home, stream, upto_seq, lo, close, window.slide, driver_rows)
             if raw is not None and late_in is not None:  # read apart: the read-ahead holds no late one
-                late_rows = _events(late_in, driver_rows - raw.height)
+                late_rows = _events(home, late_in, driver_rows - raw.height)
                 raw = None if late_rows is None else pl.concat([raw, late_rows])
     if raw is not None:
         return Admission(None, late=late, count=raw.height, rows=_explicit_rows(raw), spark=home.spark)
@@ -117,9 +122,21 @@ EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
 READ_AHEAD_PANES = 32
 
 
-def _events(events: DataFrame, limit: int) -> pl.DataFrame | None:
-    table = arrow_bridge.collect_arrow(events, EVENT_COLUMNS, limit=limit)
-    return None if table is None else pl.from_arrow(table)
+def _events(home: Home, condition: str, limit: int) -> pl.DataFrame | None:
+    """EVENT_COLUMNS of the events meeting ``condition``, in the driver; None past ``limit``.
+    Read by delta-rs in this process where the home allows it, else through Spark."""
+    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
+                               f"SELECT {', '.join(EVENT_COLUMNS)} FROM events WHERE {condition} LIMIT {int(limit) + 1}")
+    if found is None:
+        found = arrow_bridge.collect_arrow(home.table("events").where(condition), EVENT_COLUMNS, limit=limit)
+    return None if found is None or found.num_rows > limit else pl.from_arrow(found)
+
+
+def _none_in_driver(home: Home, condition: str) -> bool:
+    """Whether, read in this process, no event meets ``condition`` (False: some do, or Spark must say)."""
+    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
+                               f"SELECT ts FROM events WHERE {condition} LIMIT 1")
+    return found is not None and found.num_rows == 0
 
 
 @dataclass(frozen=True)
@@ -170,13 +187,13 @@ def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide:
         return kept.rows.filter(in_pane)
     commit = table_cache.latest_commit(home.spark, path)
     until = hi + (READ_AHEAD_PANES - 1) * slide
-    rows = None if alone else _events(stream_events(home, stream, upto_seq, lo, until), limit)
+    rows = None if alone else _events(home, _in_panes(stream, upto_seq, lo, until), limit)
     if rows is None:
         # the panes ahead are too many rows: this pane alone, and so at the next closes
         # (rows None) until an ingest, rather than a read-ahead that overflows every time
         if commit is not None:
             table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, None, upto_seq))
-        return _events(stream_events(home, stream, upto_seq, lo, hi), limit)
+        return _events(home, _in_panes(stream, upto_seq, lo, hi), limit)
     if commit is not None:  # kept under the commit asked before the read (table_cache.read says why)
         table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, rows, upto_seq))
     return rows.filter(in_pane)

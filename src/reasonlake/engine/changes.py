@@ -8,28 +8,70 @@ Per triple, those intervals that touch make one stretch of presence: a renewal (
 triple, a later origin) continues a stretch, so it is no change. A stretch's first close
 is an entry (``+``), the close where it ends a departure (``-``). So the changes at a close
 are exactly the set difference of the view's content there and at the close before it.
+
+The computation is one SQL text (``_sql``) over the versions read and the term dictionary,
+run by delta-rs's DataFusion in this process where ``driver_reads`` can read the tables
+(a local home: the command answers without Spark), else by Spark with the same text.
 """
 from __future__ import annotations
 
-from pyspark.sql import DataFrame
-from pyspark.sql import Window as W
-from pyspark.sql import functions as F
+from dataclasses import dataclass
 
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import read
-from reasonlake.engine.store import retention, state
-from reasonlake.engine.store.dictionary import decode
+from reasonlake.engine.store import driver_reads, retention, state
+from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
 from reasonlake.plan.windows import NEVER
 
 SCHEMA = "close TIMESTAMP, op STRING, subject STRING, predicate STRING, object STRING, inferred BOOLEAN"
+_ORDER = "at_ms, op, subject, predicate, object"
 
 
-def changes(home: Home, view: str, after: int | None = None, upto: int | None = None) -> DataFrame:
+@dataclass(frozen=True)
+class Span:
+    """One published version read: the view's rows live at ``close``, present until ``until``."""
+    version: int | None  # None: the latest snapshot
+    close: int
+    until: int
+
+
+def changes(home: Home, view: str, after: int | None = None, upto: int | None = None):
     """The triples that entered (op ``+``) or left (``-``) the view at each window close in
-    ``(after, upto]`` (default: the closes since the processed close before the last one)."""
+    ``(after, upto]`` (default: the closes since the processed close before the last one),
+    as a Spark DataFrame of ``SCHEMA``."""
+    spans, after, upto = _spans(home, view, after, upto)
+    tables = {f"m{i}": _version(home, view, s.version) for i, s in enumerate(spans)}
+    text = _sql(decoding.SPARK, home.view(view).window, spans, after, upto, [f"{{m{i}}}" for i in range(len(spans))], "{terms}")
+    found = home.spark.sql(text, **tables, terms=home.table("terms"))
+    return found.selectExpr("timestamp_millis(at_ms) AS close", "op", "subject", "predicate", "object", "inferred")
+
+
+def _version(home: Home, view: str, version: int | None):
+    reader = home.spark.read.format("delta")  # a new reader each time: ``option`` changes the reader it is called on
+    return (reader if version is None else reader.option("versionAsOf", version)).load(home.mat_path(view))
+
+
+def rows(home: Home, view: str, after: int | None = None, upto: int | None = None):
+    """The changes as tuples (close ms, op, subject, predicate, object, inferred), in order:
+    read in this process where the home allows it, else through Spark."""
+    spans, after, upto = _spans(home, view, after, upto)
+    names = [f"m{i}" for i in range(len(spans))]
+    text = _sql(decoding.DATAFUSION, home.view(view).window, spans, after, upto, names, "terms")
+    found = driver_reads.query(home.spark, {**{n: (home.mat_path(view), s.version) for n, s in zip(names, spans)},
+                                            "terms": (home.path("terms"), None)}, text)
+    if found is not None:
+        for batch in found.to_batches():
+            yield from zip(*(batch.column(c).to_pylist()
+                             for c in ("at_ms", "op", "subject", "predicate", "object", "inferred")))
+        return
+    for row in changes(home, view, after, upto).selectExpr("unix_millis(close) AS ms", "*").toLocalIterator():
+        yield row.ms, row.op, row.subject, row.predicate, row.object, row.inferred
+
+
+def _spans(home: Home, view: str, after: int | None, upto: int | None) -> tuple[list[Span], int, int]:
+    """The versions whose stretch of closes [c_i, c_i+1) reaches into (after, upto], with the
+    bounds settled (checked readable: a vacuumed close is one clear error)."""
     window = home.view(view).window
     history = state.readable(home, view)
     if not history:
@@ -43,41 +85,41 @@ def changes(home: Home, view: str, after: int | None = None, upto: int | None = 
         after = earlier[-1] if earlier else window.first_close - window.slide
     if after >= upto:
         raise CloseError(f"--from {format_time(after)} is not before --to {format_time(upto)}")
-    # the records whose stretch of closes [c_i, c_i+1) reaches into (after, upto]
     nexts = [r.close for r in history[1:]] + [NEVER]
     used = [(r, n) for r, n in zip(history, nexts) if r.close <= upto and n > after]
     readable = retention.readable_versions(home, view)  # one history read for every record
     for record, _ in used:
         if readable is not None and record.version not in readable:
             raise retention.unreadable(home, view, max(record.close, after), readable)
-    spans = None
-    for record, until in used:
-        facts = read.facts_at(home, view, record, record.close, record == history[-1])
-        expires = F.when(F.col("origin") >= F.lit(NEVER), F.lit(NEVER)).otherwise(
-            F.lit(window.first_close) + F.ceil((F.col("origin") - F.lit(window.start)) / F.lit(window.slide)).cast(
-                "long") * F.lit(window.slide))
-        part = facts.select("s", "p", "o", "rule", F.lit(record.close).cast("long").alias("start"),
-                            F.least(F.lit(until).cast("long"), expires).alias("end"))
-        spans = part if spans is None else spans.unionByName(part)
-    order = W.partitionBy("s", "p", "o").orderBy("start")
-    reach = F.max("end").over(order.rowsBetween(W.unboundedPreceding, -1))
-    marked = spans.withColumn("fresh", F.when(reach.isNull() | (F.col("start") > reach), 1).otherwise(0))
-    stretches = marked.withColumn("stretch", F.sum("fresh").over(order.rowsBetween(W.unboundedPreceding, 0))) \
-        .groupBy("s", "p", "o", "stretch").agg(
-            F.min("start").alias("start"), F.max("end").alias("end"), F.min_by("rule", "start").alias("rule"))
-    inside = lambda c: (c > F.lit(after)) & (c <= F.lit(upto))  # noqa: E731
-    entered = stretches.where(inside(F.col("start"))).select(
-        F.col("start").alias("at"), F.lit("+").alias("op"), "s", "p", "o", "rule")
-    left = stretches.where(inside(F.col("end"))).select(F.col("end").alias("at"), F.lit("-").alias("op"), "s", "p", "o", "rule")
-    named = decode(entered.unionByName(left), home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
-    hidden = F.lit(f"<{ANONYMOUS_PREFIX}")
-    named = named.where(~(F.col("subject").startswith(hidden) | F.col("predicate").startswith(hidden)
-                          | F.col("object").startswith(hidden)))
-    return named.select(F.timestamp_millis("at").alias("close"), "op", "subject", "predicate", "object",
-                        (F.col("rule") != "explicit").alias("inferred")).orderBy("close", "op", "subject", "predicate", "object")
+    latest = history[-1]
+    spans = [Span(retention.pinned(home, home.mat_path(view), r.version) if r == latest else r.version, r.close, until)
+             for r, until in used]
+    return spans, after, upto
 
 
-def rows(frame: DataFrame):
-    """The changes as tuples (close ms, op, subject, predicate, object, inferred), in order."""
-    for row in frame.withColumn("ms", F.unix_millis("close")).toLocalIterator():
-        yield row.ms, row.op, row.subject, row.predicate, row.object, row.inferred
+def _sql(dialect, window, spans: list[Span], after: int, upto: int, tables: list[str], terms: str) -> str:
+    """The changes in ``(after, upto]`` as rows (at_ms, op, subject, predicate, object,
+    inferred), ordered; ``tables[i]`` names the view's table at ``spans[i].version``."""
+    # the close at which a fact of that origin leaves the window (background facts never do)
+    leaves = (f"CASE WHEN origin >= {NEVER} THEN {NEVER} ELSE {int(window.first_close)} + "
+              f"CAST(CEIL(CAST(origin - {int(window.start)} AS DOUBLE) / {int(window.slide)}) AS BIGINT) * {int(window.slide)} END")
+    present = " UNION ALL ".join(
+        f"SELECT s, p, o, rule, CAST({s.close} AS BIGINT) AS start_ms, "
+        f"CASE WHEN {leaves} < {s.until} THEN {leaves} ELSE CAST({s.until} AS BIGINT) END AS end_ms "
+        f"FROM {table} WHERE {decoding.in_window(window, s.close, 'origin')}"
+        for s, table in zip(spans, tables))
+    by_triple = "PARTITION BY s, p, o ORDER BY start_ms"
+    # a row starts a stretch when no earlier row of its triple reaches its start
+    marked = (f"SELECT *, CASE WHEN MAX(end_ms) OVER ({by_triple} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) "
+              f">= start_ms THEN 0 ELSE 1 END AS fresh FROM ({present}) present")
+    numbered = f"SELECT *, SUM(fresh) OVER ({by_triple} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS stretch FROM ({marked}) marked"
+    stretches = (f"SELECT s, p, o, MIN(start_ms) AS start_ms, MAX(end_ms) AS end_ms, "
+                 f"MAX(CASE WHEN fresh = 1 THEN rule END) AS rule FROM ({numbered}) numbered GROUP BY s, p, o, stretch")
+    inside = lambda c: f"{c} > {after} AND {c} <= {upto}"  # noqa: E731
+    moves = (f"SELECT start_ms AS at_ms, '+' AS op, s, p, o, rule FROM stretches WHERE {inside('start_ms')} UNION ALL "
+             f"SELECT end_ms AS at_ms, '-' AS op, s, p, o, rule FROM stretches WHERE {inside('end_ms')}")
+    joins = " ".join(f"LEFT JOIN {terms} t{x} ON c.{x} = t{x}.id" for x in "spo")
+    named = tuple(f"t{x}.term" for x in "spo")
+    return (f"WITH stretches AS ({stretches}) "
+            f"SELECT c.at_ms, c.op, {', '.join(decoding.term_columns(named))}, c.rule <> 'explicit' AS inferred "
+            f"FROM ({moves}) c {joins} WHERE {decoding.visible(dialect, named)} ORDER BY {_ORDER}")

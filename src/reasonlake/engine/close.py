@@ -40,11 +40,15 @@ from reasonlake.engine.timing import step
 
 def start(home: Home, compiled: Compiled, close: int, last: state.Published | None, upto_seq: int,
           seq: int) -> Close:
-    """The close, run in the driver when this process holds the table's facts and they fit
-    the driver's budget (``budget.enabled``), else on Spark. Repair views always read the
+    """The close, run in the driver when this process holds the table's facts, or can read
+    them itself, and they fit the driver's budget (``budget.enabled``), else on Spark. Repair views always read the
     table: their step changes it in several places."""
     decl = compiled.decl
-    facts = resident.take(home, decl.name, decl.fingerprint()) if compiled.repair is None else None
+    facts = None
+    if compiled.repair is None:
+        facts = resident.take(home, decl.name, decl.fingerprint())
+        if facts is None and last is not None:
+            facts = resident.load(home, decl.name)
     if facts is not None and budget.enabled(facts.height):
         return DriverClose(home, compiled, close, last, upto_seq, seq, facts=facts)
     return SparkClose(home, compiled, close, last, upto_seq, seq)

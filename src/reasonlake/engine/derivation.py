@@ -16,6 +16,7 @@ import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, LinearRule, Program
+from reasonlake.engine.store import driver_reads
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
@@ -301,7 +302,9 @@ def why(home: Home, view: str, triple: tuple[str, str, str], close: int | None =
     _, at = read.pick(home, view, close, None)
     tbox = load_tbox(decl.ontology)
     program = compile_program(tbox, decl.profile, decl.unique_names)
-    facts = pl.from_arrow(read.facts(home, view, at).toArrow())
+    facts = read.facts_in_driver(home, view, at)
+    if facts is None:
+        facts = pl.from_arrow(read.facts(home, view, at).toArrow())
     deriver = Deriver(facts, program, tbox)
     key = tuple(deriver.id(t) for t in triple)
     root = deriver.explain(key)
@@ -328,13 +331,23 @@ def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
     """The event behind each stream item: its time, file and line (the newest renewal)."""
     if not items:
         return
-    wanted = home.spark.createDataFrame([(*s.key, s.origin) for s in items], "s_id BIGINT, p_id BIGINT, o_id BIGINT, ts BIGINT")
-    rows = (home.table("events").where(F.col("stream") == stream)
-            .join(F.broadcast(wanted), ["s_id", "p_id", "o_id", "ts"])
-            .select("s_id", "p_id", "o_id", "ts", "file", "line").collect())
+    keys = {(*s.key, s.origin) for s in items}
+    # read here where the home allows it: the events of those subjects at those times, then the exact keys
+    near = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
+                              f"SELECT s_id, p_id, o_id, ts, file, line FROM events WHERE stream = '{stream}' "
+                              f"AND ts IN ({', '.join(str(k[3]) for k in keys)}) "
+                              f"AND s_id IN ({', '.join(str(k[0]) for k in keys)})")
+    if near is not None:
+        rows = [r for r in zip(*(near.column(c).to_pylist() for c in ("s_id", "p_id", "o_id", "ts", "file", "line")))
+                if r[:4] in keys]
+    else:
+        wanted = home.spark.createDataFrame(sorted(keys), "s_id BIGINT, p_id BIGINT, o_id BIGINT, ts BIGINT")
+        rows = (home.table("events").where(F.col("stream") == stream)
+                .join(F.broadcast(wanted), ["s_id", "p_id", "o_id", "ts"])
+                .select("s_id", "p_id", "o_id", "ts", "file", "line").collect())
     found = {}
-    for r in rows:
-        found.setdefault((r.s_id, r.p_id, r.o_id, r.ts), (r.file, r.line))
+    for s_id, p_id, o_id, ts, file, line in rows:
+        found.setdefault((s_id, p_id, o_id, ts), (file, line))
     for s in items:
         file, line = found.get((*s.key, s.origin), (None, None))
         s.item = {"ts": s.origin, "file": file, "line": line}
@@ -343,6 +356,10 @@ def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
 def _terms(home: Home, ids: set[int]) -> dict[int, str]:
     if not ids:
         return {}
+    near = driver_reads.query(home.spark, {"terms": (home.path("terms"), None)},
+                              f"SELECT id, term FROM terms WHERE id IN ({', '.join(str(int(i)) for i in sorted(ids))})")
+    if near is not None:
+        return dict(zip(near.column("id").to_pylist(), near.column("term").to_pylist()))
     wanted = home.spark.createDataFrame([(i,) for i in ids], "id BIGINT")
     return {r.id: r.term for r in home.table("terms").join(F.broadcast(wanted), "id").collect()}
 

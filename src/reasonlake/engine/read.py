@@ -68,6 +68,17 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
     return facts_at(home, view, record, at, latest)
 
 
+def facts_in_driver(home: Home, view: str, close: int | None = None, version: int | None = None):
+    """``facts`` read by delta-rs in this process, as a Polars frame; None: Spark must read them."""
+    import polars as pl
+
+    record, at, latest = picked(home, view, close, version)
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), version_read(home, view, record, latest))},
+                               "SELECT s, p, o, origin, rule FROM mat WHERE "
+                               + decoding.in_window(home.view(view).window, at, "origin"))
+    return None if found is None else pl.from_arrow(found)
+
+
 def picked(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int, bool]:
     """``pick``, whether the record is the latest, and (when it is not) checked readable."""
     from reasonlake.engine.store import retention

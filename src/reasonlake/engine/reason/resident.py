@@ -9,6 +9,11 @@ table's latest commit is still that one (``table_cache.latest_commit``): any oth
 (a rebuild in another process, a restore, a repair job) makes the next close read the
 table again.
 
+A process that holds nothing yet (a fresh `reasonlake slide`, the first batch of a runner)
+reads them from the table once, in the driver, where the home lets this process read the
+table's files itself and the table fits the driver's budget (``load``): the close then runs
+in the driver from its first step, with no Spark job to expire, read or publish.
+
 A view has one writer at a time (as for every step of the slide job): between our own
 publish and the look-up of the commit it made, nobody else commits to the table.
 """
@@ -37,6 +42,23 @@ def take(home: Home, view: str, fingerprint: str) -> pl.DataFrame | None:
         return None
     commit, facts = kept
     return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
+
+
+def load(home: Home, view: str) -> pl.DataFrame | None:
+    """The table's facts at its latest commit, read in this process by delta-rs; None where
+    Spark must read them (a home this process cannot read, a table past the driver's budget
+    or one delta-rs refuses, no table yet)."""
+    from reasonlake.engine.reason import budget
+    from reasonlake.engine.store import driver_reads
+
+    commit = latest_commit(home.spark, home.mat_path(view))
+    if commit is None or not budget.LOCAL_ROWS:
+        return None
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), commit[0])},
+                               f"SELECT s, p, o, origin, rule FROM mat LIMIT {budget.LOCAL_ROWS + 1}")
+    if found is None or not budget.enabled(max(found.num_rows, 1)):
+        return None
+    return pl.from_arrow(found).cast({"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String})
 
 
 def keep(home: Home, view: str, fingerprint: str, facts: pl.DataFrame) -> None:

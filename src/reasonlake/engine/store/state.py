@@ -100,6 +100,11 @@ LATEST_SEQ = ("latest seq",)  # the question latest_ingest_seq asks of the cache
 
 def latest_ingest_seq(home: Home) -> int:
     def read() -> int:
+        from reasonlake.engine.store import driver_reads
+
+        found = driver_reads.query(home.spark, {"ingests": (home.path("ingests"), None)}, "SELECT max(seq) AS m FROM ingests")
+        if found is not None:
+            return found.column("m")[0].as_py() or 0
         return home.table("ingests").agg(F.max("seq").alias("m")).first().m or 0
 
     return table_cache.read(home.spark, home.path("ingests"), LATEST_SEQ, read)
