@@ -38,12 +38,12 @@ def _subprocess_cli(home, *args, env_extra=None):
     return proc.returncode, out.decode(), err.decode()
 
 
-def _killed_at(home, tmp_path, point, *args):
+def _killed_at(home, tmp_path, point, *args, env_extra=None):
     """Run ``reasonlake ARGS`` in its own process group until the slide reports reaching the
     fault point ``point``, then SIGKILL the group (the driver and its JVM)."""
     mark = tmp_path / f"fault-{point.replace(' ', '-')}-{time.monotonic_ns()}.mark"
     log = tmp_path / f"{mark.stem}.log"
-    env = {faults.POINT_ENV: point, faults.MARK_ENV: str(mark)}
+    env = {**(env_extra or {}), faults.POINT_ENV: point, faults.MARK_ENV: str(mark)}
     with open(log, "wb") as output:  # a file, not a pipe: a full pipe would block the process
         proc = subprocess.Popen(_cmd(home, *args), env=_env(env), stdout=output, stderr=subprocess.STDOUT,
                                 start_new_session=True)
@@ -153,7 +153,9 @@ def cli_spark():
 def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     """SIGKILLed (driver and JVM) right after the expiry, the reasoning and the publish of one
     close, each attempt starting from what the one before left; then re-run to the end: the
-    table and the history's counts of every close as an uninterrupted slide's."""
+    table and the history's counts of every close as an uninterrupted slide's. The first two
+    attempts run their close on Spark (``REASONLAKE_LOCAL_ROWS=0``), whose expiry is a commit
+    of its own; the third and the re-run in the driver, which loads what the kills left."""
     from reasonlake.engine import read
     from reasonlake.engine.store import materialization as mat
     from reasonlake.engine.store import state
@@ -170,7 +172,8 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     recorded = state.lineage(home, "killed")[-1]
     assert recorded.close == 4000
     for point in ("expire", "reason", "publish"):
-        _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000")
+        on_spark = {"REASONLAKE_LOCAL_ROWS": "0"} if point != "publish" else None
+        _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000", env_extra=on_spark)
         # the kill landed inside close 5000: nothing recorded for it, while the table holds
         # a commit (expiry, then the publish) that no recorded close names
         assert state.lineage(home, "killed")[-1] == recorded, f"killed at {point}: a close was recorded"

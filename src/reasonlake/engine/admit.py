@@ -255,7 +255,12 @@ def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: 
 
 
 def next_event_time(home: Home, stream: str, after: int | None, upto_seq: int) -> int | None:
-    events = home.table("events").where((F.col("stream") == stream) & (F.col("ingest_seq") <= upto_seq))
-    if after is not None:
-        events = events.where(F.col("ts") > after)
-    return events.agg(F.min("ts").alias("t")).first().t
+    """The earliest event time of the stream after ``after`` (None: any), ingests up to
+    ``upto_seq``; read in this process where the home allows it."""
+    condition = f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)}" + (
+        "" if after is None else f" AND ts > {int(after)}")
+    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
+                               f"SELECT min(ts) AS t FROM events WHERE {condition}")
+    if found is not None:
+        return found.column("t")[0].as_py()
+    return home.table("events").where(condition).agg(F.min("ts").alias("t")).first().t

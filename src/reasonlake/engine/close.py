@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.engine import continuous_queries, faults
+from reasonlake.engine import faults
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.admit import Admission, admit, record_late
@@ -143,8 +143,11 @@ class Close:
             with step("repair log"):
                 rep.log_repairs(home, decl.name, repaired.decision, self.close, self.seq, self.version, "slide")
             faults.reached("repair log")
-        continuous_queries.after_publish(home, decl, self.close, self.version,
-                                         [r for r in state.lineage(home, decl.name) if r.close < self.close])
+        if decl.queries:  # imported here: a view without registered queries never loads the SPARQL compiler
+            from reasonlake.engine import continuous_queries
+
+            continuous_queries.after_publish(home, decl, self.close, self.version,
+                                             [r for r in state.lineage(home, decl.name) if r.close < self.close])
         checked = expect.after_close(home, decl, self.close, self.version, self.upto_seq)
         searched = self.found is not None
         record = state.Published(

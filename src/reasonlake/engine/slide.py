@@ -7,7 +7,6 @@ idempotent, so a re-run after a crash gives the table an uninterrupted run gives
 """
 from __future__ import annotations
 
-from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import ViewDecl
@@ -44,8 +43,7 @@ def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, unt
             if t is not None:
                 candidates.append(window.close_at_or_after(t))  # the close whose pane holds t
         if after is not None and min(candidates) != soonest:
-            expiring = mat.current(home, decl.name).where(F.col("exp_pane") > after)
-            pane = expiring.agg(F.min("exp_pane").alias("m")).first().m
+            pane = mat.next_expiry(home, decl.name, after)
             if pane is not None:
                 candidates.append(pane)
         nxt = max(min(candidates), window.first_close)

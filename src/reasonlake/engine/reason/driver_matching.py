@@ -304,12 +304,14 @@ def local_program(tables: ProgramTables) -> LocalProgram:
     if tables.local is not None:
         return tables.local
     by_value: dict = defaultdict(list)
-    for r in tables.by_value.collect():
-        by_value[(r.in_p, r.in_o)].append((r.rule, r.head_s_from_o, r.out_p, r.out_o_from, r.out_o))
     by_property: dict = defaultdict(list)
-    for r in tables.by_property.collect():
-        by_property[r.in_p].append((r.rule, r.head_s_from_o, r.out_p, r.out_o_from, r.out_o))
-    transitive = {r.p: r.rule for r in tables.transitive.collect()} if tables.transitive is not None else {}
+    for r in tables.driver_linear.iter_rows(named=True):
+        head = (r["rule"], r["head_s_from_o"], r["out_p"], r["out_o_from"], r["out_o"])
+        if r["in_o"] is not None:
+            by_value[(r["in_p"], r["in_o"])].append(head)
+        else:
+            by_property[r["in_p"]].append(head)
+    transitive = dict(tables.driver_transitive.iter_rows())
     program = LocalProgram(dict(by_value), dict(by_property), transitive,
                            Matcher(tables.joins), Matcher(tables.negative),
                            tables.same_as_id)

@@ -45,10 +45,10 @@ class VectorProgram:
 def vector_program(tables: ProgramTables) -> VectorProgram:
     if tables.vector is not None:
         return tables.vector
-    by_value = pl.from_arrow(tables.by_value.toArrow())
-    by_property = pl.from_arrow(tables.by_property.toArrow())
-    transitive = (pl.from_arrow(tables.transitive.toArrow()).rename({"rule": "trule"})
-                  if tables.transitive is not None else pl.DataFrame(schema={"p": pl.Int64, "trule": pl.String}))
+    linear = tables.driver_linear
+    by_value = linear.filter(pl.col("in_o").is_not_null())
+    by_property = linear.filter(pl.col("in_o").is_null()).drop("in_o")
+    transitive = tables.driver_transitive
     program = VectorProgram(by_value, by_property, transitive, tables.joins, tables.negative, tables.same_as_id)
     tables.vector = program
     return program

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.join_groups import JoinGroup, group_rules
-from reasonlake.engine.store.dictionary import term_id
+from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.vocab import SAME_AS, TYPE
 
 # How a head term is built from the premise: its subject, its object, or a constant.
@@ -30,6 +31,10 @@ class ProgramTables:
     local: object = field(default=None, repr=False, compare=False)
     # driver_rules.VectorProgram: these tables as driver frames, built on first use
     vector: object = field(default=None, repr=False, compare=False)
+    # the linear rules (``LINEAR_COLUMNS``) and the transitive properties (p, trule) as
+    # driver frames: the rows the Spark tables were made from
+    driver_linear: pl.DataFrame | None = field(default=None, repr=False, compare=False)
+    driver_transitive: pl.DataFrame | None = field(default=None, repr=False, compare=False)
 
 
 def _source(position: str) -> int:
@@ -37,52 +42,37 @@ def _source(position: str) -> int:
 
 
 def term_ids(spark, terms: set[str]) -> dict[str, int]:
-    """Ids of a set of terms, computed by the same Spark expression the tables use."""
-    if not terms:
-        return {}
-    rows = (
-        spark.createDataFrame([(t,) for t in sorted(terms)], "term STRING")
-        .select("term", term_id(F.col("term")).alias("id"))
-        .collect()
-    )
-    return {r.term: r.id for r in rows}
+    """Ids of a set of terms, computed in the driver (``driver_term_id``: the ids Spark's
+    ``term_id`` gives; ``spark`` is kept for the callers' signature)."""
+    return {t: driver_term_id(t) for t in terms}
+
+
+LINEAR_COLUMNS = {"rule": pl.String, "in_p": pl.Int64, "in_o": pl.Int64, "head_s_from_o": pl.Boolean,
+                  "out_p": pl.Int64, "out_o_from": pl.Int32, "out_o": pl.Int64}
+LINEAR_SCHEMA = "rule STRING, in_p BIGINT, in_o BIGINT, head_s_from_o BOOLEAN, out_p BIGINT, out_o_from INT, out_o BIGINT"
 
 
 def encode_program(spark, program: Program, extra_background=()) -> ProgramTables:
+    """The program's tables with their terms as ids, computed in the driver: Spark frames of
+    rows made here (no job, no call to a Connect server) and the same rows as driver frames."""
+    def ident(term: str | None) -> int | None:
+        return None if term is None else driver_term_id(term)
+
     rows = [
         (
             r.rule,
-            r.in_p,
-            r.in_o,
+            ident(r.in_p),
+            ident(r.in_o),
             r.out_s == FROM_OBJECT,
-            r.out_p,
+            ident(r.out_p),
             _source(r.out_o),
-            r.out_o if _source(r.out_o) == CONSTANT else None,
+            ident(r.out_o) if _source(r.out_o) == CONSTANT else None,
         )
         for r in program.linear
     ]
-    schema = "rule STRING, in_p STRING, in_o STRING, head_s_from_o BOOLEAN, out_p STRING, out_o_from INT, out_o STRING"
-    raw = spark.createDataFrame(rows, schema)
-    encoded = raw.select(
-        "rule",
-        term_id(F.col("in_p")).alias("in_p"),
-        term_id(F.col("in_o")).alias("in_o"),
-        "head_s_from_o",
-        term_id(F.col("out_p")).alias("out_p"),
-        "out_o_from",
-        term_id(F.col("out_o")).alias("out_o"),
-    ).cache()
+    encoded = pl.DataFrame(rows, schema=LINEAR_COLUMNS, orient="row")
     ids = term_ids(spark, program.terms() | {TYPE, SAME_AS})
-    transitive = None
-    if program.transitive:
-        transitive = (
-            spark.createDataFrame(
-                [(p, "eq-trans" if p == SAME_AS else "prp-trp") for p in program.transitive],
-                "p STRING, rule STRING",
-            )
-            .select(term_id(F.col("p")).alias("p"), "rule")
-            .cache()
-        )
+    transitive_rows = [(driver_term_id(p), "eq-trans" if p == SAME_AS else "prp-trp") for p in program.transitive]
     from reasonlake.plan.windows import NEVER
 
     facts = [(rule, *triple) for rule, triple in program.background] + [
@@ -90,18 +80,22 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     ]
     background = None
     if facts:
-        background = spark.createDataFrame(facts, "rule STRING, s STRING, p STRING, o STRING").select(
-            *(term_id(F.col(x)).alias(x) for x in ("s", "p", "o")),
-            F.lit(NEVER).cast("long").alias("origin"), "rule",
-        )
+        background = spark.createDataFrame(
+            [(*(driver_term_id(t) for t in triple), NEVER, rule) for rule, *triple in facts],
+            "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
+    transitive = pl.DataFrame(transitive_rows, schema={"p": pl.Int64, "trule": pl.String}, orient="row")
+    joins, negative = group_rules(program.positive(), ids), group_rules(program.negative(), ids)
+    spark_linear = spark.createDataFrame(rows, LINEAR_SCHEMA)
     return ProgramTables(
         type_id=ids[TYPE],
         same_as_id=ids[SAME_AS],
-        by_value=encoded.where(F.col("in_o").isNotNull()),
-        by_property=encoded.where(F.col("in_o").isNull()).drop("in_o"),
-        transitive=transitive,
-        joins=group_rules(program.positive(), ids),
-        negative=group_rules(program.negative(), ids),
+        by_value=spark_linear.where(F.col("in_o").isNotNull()),
+        by_property=spark_linear.where(F.col("in_o").isNull()).drop("in_o"),
+        transitive=spark.createDataFrame(transitive_rows, "p BIGINT, rule STRING") if transitive_rows else None,
+        joins=joins,
+        negative=negative,
         background=background,
         checks_literals=program.checks_literals,
+        driver_linear=encoded,
+        driver_transitive=transitive,
     )

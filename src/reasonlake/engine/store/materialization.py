@@ -31,6 +31,18 @@ def current(home: Home, view: str) -> DataFrame:
     return home.table(f"mat_{view}")
 
 
+def next_expiry(home: Home, view: str, after: int) -> int | None:
+    """The first expiration pane after ``after`` in the table as it is now (None: none),
+    read in this process where the home allows it (a partition column: the log answers)."""
+    from reasonlake.engine.store import driver_reads
+
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), None)},
+                               f"SELECT min(exp_pane) AS m FROM mat WHERE exp_pane > {int(after)}")
+    if found is not None:
+        return found.column("m")[0].as_py()
+    return current(home, view).where(F.col("exp_pane") > after).agg(F.min("exp_pane").alias("m")).first().m
+
+
 def version(home: Home, view: str) -> int:
     return table_log.latest_version(home.spark, home.mat_path(view))
 
