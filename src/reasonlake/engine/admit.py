@@ -60,11 +60,11 @@ def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> D
 
 def _in_panes(stream: str, upto_seq: int, lo: int, hi: int) -> str:
     """``stream_events``'s condition, as SQL both Spark and DataFusion read."""
-    return (f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)} AND ts_day >= {lo // DAY_MS} "
+    return (f"stream = {stream_literal(stream)} AND ingest_seq <= {int(upto_seq)} AND ts_day >= {lo // DAY_MS} "
             f"AND ts_day <= {hi // DAY_MS} AND ts > {int(lo)} AND ts <= {int(hi)}")
 
 
-def _quoted(stream: str) -> str:
+def stream_literal(stream: str) -> str:
     """A stream's name as a SQL literal: names are identifiers (``NAME_PATTERN``), which
     both dialects quote alike."""
     if not NAME_PATTERN.fullmatch(stream):
@@ -85,13 +85,13 @@ def admit(
     if previous is None:
         # Before the view's first close: the events at or before its start, which no window
         # of the view holds, are recorded as late rather than passed over in silence.
-        late_out = (f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)} "
+        late_out = (f"stream = {stream_literal(stream)} AND ingest_seq <= {int(upto_seq)} "
                     f"AND ts_day <= {opens // DAY_MS} AND ts <= {int(opens)}")
     elif seen_seq < upto_seq:  # only files ingested since the last close can be late
         arrived = f"ingest_seq > {int(seen_seq)}"
         if previous > opens:
             late_in = f"{_in_panes(stream, upto_seq, opens, previous)} AND {arrived}"
-        late_out = f"stream = {_quoted(stream)} AND {arrived} AND ingest_seq <= {int(upto_seq)} AND ts <= {int(opens)}"
+        late_out = f"stream = {stream_literal(stream)} AND {arrived} AND ingest_seq <= {int(upto_seq)} AND ts <= {int(opens)}"
     if driver_rows > 0 and late_in is not None and _none_late(home, stream, seen_seq, upto_seq, previous):
         late_in = late_out = None  # this process wrote every event since: none is late
     if late_out is not None and driver_rows > 0 and _none_in_driver(home, late_out):
@@ -122,11 +122,16 @@ EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
 READ_AHEAD_PANES = 32
 
 
+def events_query(home: Home, sql: str):
+    """``sql`` over the events table (named ``events``) in this process by delta-rs, as
+    Arrow; None where Spark must read it."""
+    return driver_reads.query(home.spark, {"events": (home.path("events"), None)}, sql)
+
+
 def _events(home: Home, condition: str, limit: int) -> pl.DataFrame | None:
     """EVENT_COLUMNS of the events meeting ``condition``, in the driver; None past ``limit``.
     Read by delta-rs in this process where the home allows it, else through Spark."""
-    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
-                               f"SELECT {', '.join(EVENT_COLUMNS)} FROM events WHERE {condition} LIMIT {int(limit) + 1}")
+    found = events_query(home, f"SELECT {', '.join(EVENT_COLUMNS)} FROM events WHERE {condition} LIMIT {int(limit) + 1}")
     if found is None:
         found = arrow_bridge.collect_arrow(home.table("events").where(condition), EVENT_COLUMNS, limit=limit)
     return None if found is None or found.num_rows > limit else pl.from_arrow(found)
@@ -134,8 +139,7 @@ def _events(home: Home, condition: str, limit: int) -> pl.DataFrame | None:
 
 def _none_in_driver(home: Home, condition: str) -> bool:
     """Whether, read in this process, no event meets ``condition`` (False: some do, or Spark must say)."""
-    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
-                               f"SELECT ts FROM events WHERE {condition} LIMIT 1")
+    found = events_query(home, f"SELECT ts FROM events WHERE {condition} LIMIT 1")
     return found is not None and found.num_rows == 0
 
 
@@ -257,10 +261,9 @@ def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: 
 def next_event_time(home: Home, stream: str, after: int | None, upto_seq: int) -> int | None:
     """The earliest event time of the stream after ``after`` (None: any), ingests up to
     ``upto_seq``; read in this process where the home allows it."""
-    condition = f"stream = {_quoted(stream)} AND ingest_seq <= {int(upto_seq)}" + (
+    condition = f"stream = {stream_literal(stream)} AND ingest_seq <= {int(upto_seq)}" + (
         "" if after is None else f" AND ts > {int(after)}")
-    found = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
-                               f"SELECT min(ts) AS t FROM events WHERE {condition}")
+    found = events_query(home, f"SELECT min(ts) AS t FROM events WHERE {condition}")
     if found is not None:
         return found.column("t")[0].as_py()
     return home.table("events").where(condition).agg(F.min("ts").alias("t")).first().t

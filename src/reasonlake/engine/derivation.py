@@ -333,8 +333,9 @@ def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
         return
     keys = {(*s.key, s.origin) for s in items}
     # read here where the home allows it: the events of those subjects at those times, then the exact keys
-    near = driver_reads.query(home.spark, {"events": (home.path("events"), None)},
-                              f"SELECT s_id, p_id, o_id, ts, file, line FROM events WHERE stream = '{stream}' "
+    from reasonlake.engine.admit import events_query, stream_literal
+
+    near = events_query(home, f"SELECT s_id, p_id, o_id, ts, file, line FROM events WHERE stream = {stream_literal(stream)} "
                               f"AND ts IN ({', '.join(str(k[3]) for k in keys)}) "
                               f"AND s_id IN ({', '.join(str(k[0]) for k in keys)})")
     if near is not None:
