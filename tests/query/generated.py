@@ -29,6 +29,9 @@ The queries keep to what both engines must answer alike. Where rdflib departs fr
   that matched nothing): those are not compared (``test_matches_rdflib.compare``);
 * rdflib takes isNumeric(?v), isIRI(?v) ... of an unbound ?v as false (SPARQL: an error,
   which ``!`` and IF pass on): every test of a variable is ``bound(?v) && ...``;
+* rdflib joins a VALUES block whose rows repeat once, not twice, when a UNION comes before
+  it in the group (``{ ?a ex:v ?b } UNION { ... } VALUES ?a { ex:n2 ex:n2 }`` counts half
+  of what SPARQL and Oxigraph count): after a UNION the rows drawn are distinct;
 * MIN / MAX over mixed types and SAMPLE, GROUP_CONCAT (orders SPARQL leaves open) are
   left to the unit tests; LIMIT without ORDER BY likewise.
 """
@@ -194,7 +197,8 @@ class Query:
             parts.append(f"OPTIONAL {{ {o_text}{inner} }}")
             variables += o_vars
             values += o_values
-        if rng.random() < 0.25:
+        union = rng.random() < 0.25
+        if union:
             u_text, _, u_values, u_vars = self.triples(rng.choice(nodes), 1)
             w_text, _, w_values, w_vars = self.triples(rng.choice(nodes), 1)
             parts.append(f"{{ {u_text} }} UNION {{ {w_text} }}")
@@ -212,7 +216,10 @@ class Query:
             ]))
             variables.append(w)
         if rng.random() < 0.15:
-            parts.append(f"VALUES {start} {{ {self.node()} {self.node()} }}")
+            rows = [self.node(), self.node()]
+            if union:  # rdflib joins a repeated row once after a UNION (see the notes above)
+                rows = list(dict.fromkeys(rows))
+            parts.append(f"VALUES {start} {{ {' '.join(rows)} }}")
         if rng.random() < 0.55:
             parts.append(f"FILTER({self.filter(nodes, values)})")
         if rng.random() < 0.1:
