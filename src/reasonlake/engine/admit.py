@@ -221,6 +221,13 @@ def after_ingest(home: Home, stream: str, seq: int, before, events: pl.DataFrame
     table_cache.after_own_commit(home.spark, home.path("events"), ("panes ahead", stream), before, update)
 
 
+def window_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, limit: int) -> pl.DataFrame | None:
+    """explicit_items of the events with lo < ts <= hi (ITEM_COLUMNS), in the driver: a
+    rebuild's whole window; None past ``limit`` events."""
+    events = _events(home, _in_panes(stream, upto_seq, lo, hi), limit)
+    return None if events is None else _explicit_rows(events)
+
+
 def _explicit_rows(events: pl.DataFrame) -> pl.DataFrame:
     """explicit_items in the driver: (s_id, p_id, o_id, ts) events to ITEM_COLUMNS rows."""
     return events.group_by("s_id", "p_id", "o_id").agg(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 
+import polars as pl
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
-from reasonlake.engine import collector, continuous_queries, faults
+from reasonlake.engine import collector, faults
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.close import change_stats
@@ -83,12 +84,60 @@ def materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: 
                  lost=None, mode: str = "rebuild", repairs: int = 0,
                  steps: Steps | None = None) -> tuple[state.Published, expect.Outcome | None]:
     """The window at ``close`` closed from scratch and written in one overwrite commit.
-    Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts)."""
+    Items tombstoned by repair up to that close stay out, and so do ``lost`` (s, p, o, ts).
+    In the driver where the window fits its budget (``_in_driver``), else through Spark."""
+    steps = steps or Steps()
+    started = time.perf_counter()
+    if compiled.repair is None and lost is None:
+        done = _in_driver(home, compiled, close, upto_seq, seq, mode=mode, repairs=repairs, steps=steps,
+                          started=started)
+        if done is not None:
+            return done
+    return _through_spark(home, compiled, close, upto_seq, seq, lost=lost, mode=mode, repairs=repairs,
+                          steps=steps, started=started)
+
+
+def _in_driver(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *, mode: str,
+               repairs: int, steps: Steps, started: float):
+    """``materialize`` in this process: the window's events read by delta-rs, the rounds
+    and the violation search in the driver, the table written by the driver in one commit.
+    A small window then costs no Spark job (a Brick model of a few triples: under half a
+    second, against about 1.5 s of jobs). None, with nothing written, where the events or
+    the closure do not fit the driver's budget: the caller goes through Spark."""
+    from reasonlake.engine.admit import window_rows
+    from reasonlake.engine.reason import budget, driver_rounds
+    from reasonlake.engine.reason.spark_rounds import FixpointResult
+    from reasonlake.engine.store.schemas import FACT_COLUMNS
+
+    decl, window, view, tables = compiled.decl, compiled.decl.window, compiled.decl.name, compiled.tables
+    if not budget.LOCAL_ROWS:
+        return None
+    with step("admit"):
+        items = window_rows(home, decl.stream, upto_seq, window.opens(close), close, budget.LOCAL_ROWS)
+    if items is None:
+        return None
+    seed_rows = items.drop("n")
+    if tables.driver_background is not None:
+        seed_rows = pl.concat([seed_rows, tables.driver_background.select(seed_rows.columns)])
+    with step("rounds"):
+        local = driver_rounds.run_step(home.spark, None, None, tables, 0, known=seed_rows.clear().select(FACT_COLUMNS),
+                                       seed_rows=seed_rows)
+    if local is None:
+        return None
+    steps.advance("admit")
+    steps.advance("rounds")
+    result = FixpointResult(None, rounds=local.rounds, local=local)
+    searched = _published(home, compiled, close, result, None, steps,
+                          lambda: mat.overwrite_rows(home, view, window, local.known, close))
+    return _recorded(home, compiled, close, upto_seq, seq, result, admitted=int(items.get_column("n").sum()),
+                     searched=searched, mode=mode, repairs=repairs, started=started)
+
+
+def _through_spark(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *, lost, mode: str,
+                   repairs: int, steps: Steps, started: float):
     from reasonlake.engine.admit import explicit_items, stream_events
 
     decl, window, view = compiled.decl, compiled.decl.window, compiled.decl.name
-    started = time.perf_counter()
-    steps = steps or Steps()
     events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
     if compiled.repair is not None:  # items removed by repair stay removed
         removed = rep.tombstones(home, view, before=close + 1)
@@ -103,32 +152,56 @@ def materialize(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: 
     with step("rounds"):
         result = run_fixpoint(home.spark, empty, seed(compiled, items.drop("n"), first=True), compiled.tables)
     steps.advance("rounds")
+    searched = _published(home, compiled, close, result, empty, steps,
+                          lambda: mat.overwrite(home, view, window, result.changes, close))
+    return _recorded(home, compiled, close, upto_seq, seq, result,
+                     admitted=int(items.agg(F.sum("n")).first()[0] or 0), searched=searched,
+                     mode=mode, repairs=repairs, started=started)
+
+
+def _published(home: Home, compiled: Compiled, close: int, result, base, steps: Steps, overwrite) -> bool:
+    """The violations found replace the table's, then ``overwrite`` writes the view's table;
+    whether the program searched for violations."""
+    view = compiled.decl.name
     with step("violations"):
-        found = find_violations(home.spark, empty, result, compiled.tables, terms=lambda: home.table("terms"))
-        if found is not None:
-            viol.replace(home, view, window, found, close)
+        found = find_violations(home.spark, base, result, compiled.tables, terms=lambda: home.table("terms"))
+        # searched in the driver, none found, and none in the table: a replace would write what is there
+        unchanged = result.local is not None and not result.local.violations_found and viol.holds_none(home, view)
+        if found is not None and not unchanged:
+            viol.replace(home, view, compiled.decl.window, found, close)
     steps.advance("violations")
     with step("publish"):
         file_list.settle(home.spark, home.mat_path(view))
-        mat.overwrite(home, view, window, result.changes, close)
+        overwrite()
     steps.advance("publish")
+    return found is not None
+
+
+def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, result, *, admitted: int,
+              searched: bool, mode: str, repairs: int, started: float):
+    """After the table's commit: the facts kept for the next close, the registered queries'
+    rows, the expectations, and the close's record (not yet appended)."""
+    decl, view = compiled.decl, compiled.decl.name
     file_list.rebuild_ahead(home.spark, home.mat_path(view))
     if result.local is not None and compiled.repair is None:
         resident.keep(home, view, decl.fingerprint(), result.local.known)
     stats = change_stats(result)
     version = mat.version(home, view)
-    # the queries' rows from this close on are this rebuild's (later closes: the next slide's)
-    continuous_queries.after_publish(home, decl, close, version,
-                                     [r for r in state.lineage(home, view) if r.close < close])
+    if decl.queries:  # imported here: a view without registered queries never loads the SPARQL compiler
+        from reasonlake.engine import continuous_queries
+
+        # the queries' rows from this close on are this rebuild's (later closes: the next slide's)
+        continuous_queries.after_publish(home, decl, close, version,
+                                         [r for r in state.lineage(home, view) if r.close < close])
     checked = expect.after_close(home, decl, close, version, upto_seq)
     record = state.Published(
         seq=seq, close=close, version=version, mode=mode,
-        events_seq=upto_seq, admitted=int(items.agg(F.sum("n")).first()[0] or 0), expired=0,
+        events_seq=upto_seq, admitted=admitted, expired=0,
         derived=stats.derived,
         renewed=0, rounds=result.rounds, late=0, seconds=round(time.perf_counter() - started, 3),
-        violations=viol.count_live(home, view, close) if found is not None else 0,
+        violations=viol.count_live(home, view, close) if searched else 0,
         repairs=repairs,
-        violations_version=viol.version(home, view) if found is not None else None,
+        violations_version=viol.version(home, view) if searched else None,
         **expect.record_fields(decl, checked),
     )
     return record, checked

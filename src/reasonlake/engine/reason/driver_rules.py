@@ -115,8 +115,43 @@ def _slot_values(group: JoinGroup, term) -> list[int] | None:
 
 def _predicates(group: JoinGroup, i: int) -> frozenset | None:
     """The predicates premise i can match (None: any)."""
-    values = _slot_values(group, group.body[i][1])
-    return None if values is None else frozenset(values)
+    return _slot_set(group, group.body[i][1])
+
+
+def _slot_set(group: JoinGroup, term) -> frozenset | None:
+    cache = group.__dict__.setdefault("_vector_slot_sets", {})
+    if term not in cache:
+        values = _slot_values(group, term)
+        cache[term] = None if values is None else frozenset(values)
+    return cache[term]
+
+
+# Below this many rows, Δ's objects per predicate are listed once a round, so that a
+# premise none of whose (predicate, object) constants Δ holds is skipped without a plan
+# (most of a large TBox's groups, at a close of a few items: each plan costs about 1 ms).
+OBJECTS_LISTED_ROWS = 50_000
+
+
+def objects_by_predicate(delta: pl.DataFrame) -> dict[int, frozenset] | None:
+    """Δ's objects per predicate (None: Δ is too large to list them)."""
+    if delta.height > OBJECTS_LISTED_ROWS:
+        return None
+    grouped = delta.group_by("p").agg(pl.col("o").unique())
+    return {p: frozenset(o) for p, o in zip(grouped.get_column("p").to_list(), grouped.get_column("o").to_list())}
+
+
+def _premise_missing(group: JoinGroup, i: int, present: frozenset, objects: dict | None) -> bool:
+    """Whether Δ certainly holds no fact premise i matches: none of its predicates, or
+    (with ``objects``) none of its objects under those predicates."""
+    predicates = _predicates(group, i)
+    if predicates is None:
+        return False
+    if predicates.isdisjoint(present):
+        return True
+    wanted = _slot_set(group, group.body[i][2])
+    if wanted is None or objects is None:
+        return False
+    return all(objects.get(p, frozenset()).isdisjoint(wanted) for p in predicates & present)
 
 
 def _as_atom(facts, group: JoinGroup, j: int, keep_triple: bool):
@@ -175,14 +210,14 @@ def _rows_frame(group: JoinGroup) -> pl.DataFrame:
 
 
 def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
-            keep_triples: bool = False):
+            keep_triples: bool = False, objects: dict | None = None):
     """Every match of the group's body with at least one premise in Δ, as plans of binding
     columns, ``rule`` and origin<j> per premise (t<j>s/p/o too with keep_triples).
-    present: the predicates Δ holds (a premise on none of them is skipped unread)."""
+    present: the predicates Δ holds; objects: Δ's objects per predicate, or None (a
+    premise Δ holds nothing of is skipped unread)."""
     rows = _rows_frame(group).lazy()
     for i in range(len(group.body)):
-        predicates = _predicates(group, i)
-        if predicates is not None and predicates.isdisjoint(present):
+        if _premise_missing(group, i, present, objects):
             continue
         first = _as_atom(delta, group, i, keep_triples)
         if first.is_empty():
@@ -203,10 +238,10 @@ def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: 
 
 
 def _group_derivations(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
-                       same_as: int):
+                       same_as: int, objects: dict | None):
     origins = [f"origin{j}" for j in range(len(group.body))]
     s, p, o = (_column(t) for t in group.head)
-    for found in matches(group, delta, full, present):
+    for found in matches(group, delta, full, present, objects=objects):
         out = found.select(pl.col(s).alias("s"), pl.col(p).alias("p"), pl.col(o).alias("o"),
                            pl.min_horizontal(origins).alias("origin"), "rule")
         yield out.filter((pl.col("s") >= 0) & (pl.col("p") >= 0)
@@ -224,8 +259,9 @@ def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame) -> p
     present = frozenset(delta.get_column("p").unique().to_list())
     if not present.isdisjoint(program.transitive.get_column("p").to_list()):
         parts.append(_transitive(delta, full, program.transitive))
+    objects = objects_by_predicate(delta) if program.joins else None
     for group in program.joins:
-        parts.extend(_group_derivations(group, delta, full, present, program.same_as_id))
+        parts.extend(_group_derivations(group, delta, full, present, program.same_as_id, objects))
     return pl.concat([part.select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA) for part in parts], how="vertical")
 
 
@@ -303,10 +339,11 @@ def violations(groups: list[JoinGroup], delta: pl.DataFrame, full: pl.DataFrame)
     set of triples, the latest origin winning."""
     best: dict = {}
     present = frozenset(delta.get_column("p").unique().to_list())
+    objects = objects_by_predicate(delta) if groups else None
     for group in groups:
         n = len(group.body)
         variables = group.variables
-        for found in matches(group, delta, full.lazy(), present, keep_triples=True):
+        for found in matches(group, delta, full.lazy(), present, keep_triples=True, objects=objects):
             columns = (["rule", *(f"v_{v}" for v in variables)]
                        + [f"t{j}{x}" for j in range(n) for x in KEY] + [f"origin{j}" for j in range(n)])
             for row in found.select(columns).collect().iter_rows():

@@ -35,6 +35,7 @@ class ProgramTables:
     # driver frames: the rows the Spark tables were made from
     driver_linear: pl.DataFrame | None = field(default=None, repr=False, compare=False)
     driver_transitive: pl.DataFrame | None = field(default=None, repr=False, compare=False)
+    driver_background: pl.DataFrame | None = field(default=None, repr=False, compare=False)
 
 
 def _source(position: str) -> int:
@@ -78,11 +79,12 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     facts = [(rule, *triple) for rule, triple in program.background] + [
         ("explicit", *triple) for triple in extra_background
     ]
-    background = None
+    background = driver_background = None
     if facts:
-        background = spark.createDataFrame(
-            [(*(driver_term_id(t) for t in triple), NEVER, rule) for rule, *triple in facts],
-            "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
+        encoded_facts = [(*(driver_term_id(t) for t in triple), NEVER, rule) for rule, *triple in facts]
+        background = spark.createDataFrame(encoded_facts, "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
+        driver_background = pl.DataFrame(encoded_facts, orient="row", schema={
+            "s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String})
     transitive = pl.DataFrame(transitive_rows, schema={"p": pl.Int64, "trule": pl.String}, orient="row")
     joins, negative = group_rules(program.positive(), ids), group_rules(program.negative(), ids)
     spark_linear = spark.createDataFrame(rows, LINEAR_SCHEMA)
@@ -98,4 +100,5 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
         checks_literals=program.checks_literals,
         driver_linear=encoded,
         driver_transitive=transitive,
+        driver_background=driver_background,
     )

@@ -164,7 +164,7 @@ def _register_metrics(spark, table: _Table, metrics: dict[str, int]) -> None:
 
 
 def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | None,
-            metrics: dict[str, int]) -> int:
+            metrics: dict[str, int], user_metadata: str | None = None) -> int:
     _register_metrics(spark, table, metrics)
     jvm, _ = _jvm(spark)
     delta = jvm.org.apache.spark.sql.delta
@@ -173,8 +173,10 @@ def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | Non
     save_mode = getattr(jvm.org.apache.spark.sql.SaveMode, mode)
     # DeltaOperations.Write(mode, partitionBy, predicate, userMetadata, ...): Delta records
     # the commit as a WRITE
+    # (``user_metadata``, when given, wins over the session's mark, as a writer's option does)
     write = getattr(delta, "DeltaOperations$Write")(
-        save_mode, none, some(predicate) if predicate else none, *[none] * 6)
+        save_mode, none, some(predicate) if predicate else none, some(user_metadata) if user_metadata else none,
+        *[none] * 5)
     parsed = [a if not isinstance(a, str) else getattr(getattr(delta.actions, "Action$"), "MODULE$").fromJson(a)
               for a in actions]
     seq = jvm.scala.collection.JavaConverters.asScalaBuffer(jvm.java.util.ArrayList(parsed)).toSeq()
@@ -206,31 +208,67 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     return _commit(spark, table, actions, "Append", None, metrics)
 
 
-def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str) -> int:
+def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
+                       user_metadata: str | None = None) -> int:
     """One commit that removes every file of the partitions ``replaced(value)`` holds for
     (``column``'s value as an int) and adds ``frame``'s rows, which must lie in them: a
-    ``replaceWhere`` on the partition column, ``predicate`` its text in the history."""
+    ``replaceWhere`` on the partition column, ``predicate`` its text in the history (None:
+    every partition is replaced, an overwrite of the whole table). ``user_metadata``: the
+    commit's, instead of the session's mark."""
     if _through_delta_rs(spark):
         from reasonlake.engine.store import rs_commit
 
-        return rs_commit.replace_partitions(spark, path, frame, column=column, replaced=replaced, predicate=predicate)
+        return rs_commit.replace_partitions(spark, path, frame, column=column, replaced=replaced, predicate=predicate,
+                                            user_metadata=user_metadata)
     table = _open(spark, path)
     planned = _planned_files(table, typed(table, frame))
     outside_partitions(table, [values[column] for values, _ in planned], path, column, replaced, predicate)
-    jvm, _ = _jvm(spark)
-    # Every file is read into the transaction, so a commit by anyone else since its
-    # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
-    # file_list builds ahead after each of our commits.
-    files = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.txn.filterFiles())
     now = int(time.time() * 1000)
-    gone = [f for f in files if replaced(int(f.partitionValues().apply(column)))]
-    removes = [f.removeWithTimestamp(now, True) for f in gone]
+    listed = _checksum_files(table) if predicate is None else None
+    if listed is not None:
+        # The whole table goes: its files are those the checksum beside the latest commit
+        # lists, so Delta need not build the snapshot's file list (Spark jobs, 0.4-0.5 s),
+        # and the whole table is read into the transaction (any commit since conflicts).
+        table.txn.readWholeTable()
+        removes = [_remove(f, now) for f in listed]
+        removed_bytes = sum(f["size"] for f in listed)
+    else:
+        jvm, _ = _jvm(spark)
+        # Every file is read into the transaction, so a commit by anyone else since its
+        # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
+        # file_list builds ahead after each of our commits.
+        files = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.txn.filterFiles())
+        gone = [f for f in files if replaced(int(f.partitionValues().apply(column)))]
+        removes = [f.removeWithTimestamp(now, True) for f in gone]
+        removed_bytes = sum(f.size() for f in gone)
     adds = _write_files(table, planned)
     if not removes and not adds:
         return int(table.txn.readVersion())
-    metrics = {**_added_metrics(adds), "numRemovedFiles": len(gone), "numRemovedBytes": sum(f.size() for f in gone),
+    metrics = {**_added_metrics(adds), "numRemovedFiles": len(removes), "numRemovedBytes": removed_bytes,
                "numCopiedRows": 0, "numAddedChangeFiles": 0}
-    return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics)
+    return _commit(spark, table, [*removes, *adds], "Overwrite", predicate, metrics, user_metadata)
+
+
+def _checksum_files(table: _Table) -> list[dict] | None:
+    """The add actions of every file at the transaction's version, as the checksum Delta
+    writes beside a commit lists them (for a table of few files); None where it does not."""
+    version = int(table.txn.readVersion())
+    try:
+        listed = json.loads((table.folder / "_delta_log" / f"{version:020d}.crc").read_text())["allFiles"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(listed, list) or any(urlparse(f["path"]).scheme for f in listed):
+        return None
+    return listed
+
+
+def _remove(added: dict, now: int) -> str:
+    """The remove action of a listed file (with its deletion vector, which names it too)."""
+    remove = {"path": added["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
+              "partitionValues": added.get("partitionValues") or {}, "size": added["size"]}
+    if added.get("deletionVector"):
+        remove["deletionVector"] = added["deletionVector"]
+    return json.dumps({"remove": remove})
 
 
 def rewrite_small(spark, path: str, change):
@@ -249,14 +287,12 @@ def rewrite_small(spark, path: str, change):
     table = _open(spark, path)
     if table.partitions:
         raise Unusable(f"{path} is partitioned")
-    version = int(table.txn.readVersion())
-    try:
-        listed = json.loads((table.folder / "_delta_log" / f"{version:020d}.crc").read_text())["allFiles"]
-        files = [table.folder / unquote(f["path"]) for f in listed]
-    except (OSError, ValueError, KeyError, TypeError):
-        raise Unusable(f"{path}: no file list beside version {version}") from None
-    if any(f.get("deletionVector") or urlparse(f["path"]).scheme for f in listed):
-        raise Unusable(f"{path}: files with deletion vectors or elsewhere")
+    listed = _checksum_files(table)
+    if listed is None:
+        raise Unusable(f"{path}: no file list beside version {int(table.txn.readVersion())}")
+    if any(f.get("deletionVector") for f in listed):
+        raise Unusable(f"{path}: files with deletion vectors")
+    files = [table.folder / unquote(f["path"]) for f in listed]
     schema = {f["name"]: TYPES[f["type"]] for f in table.fields}
     rows = pl.concat([pl.read_parquet(f) for f in files]) if files else pl.DataFrame(schema=schema)
     new, answer = change(rows.select(list(schema)).cast(schema))
@@ -264,9 +300,7 @@ def rewrite_small(spark, path: str, change):
         return answer
     table.txn.readWholeTable()  # every file was read: a commit by anyone since conflicts
     now = int(time.time() * 1000)
-    removes = [json.dumps({"remove": {
-        "path": f["path"], "deletionTimestamp": now, "dataChange": True, "extendedFileMetadata": True,
-        "partitionValues": f.get("partitionValues") or {}, "size": f["size"]}}) for f in listed]
+    removes = [_remove(f, now) for f in listed]
     adds = _write_files(table, _planned_files(table, typed(table, new)))
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
                "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}

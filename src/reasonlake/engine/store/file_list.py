@@ -17,6 +17,8 @@ import threading
 from reasonlake.engine.store import classic, process_cache
 from reasonlake.engine.timing import step
 
+JOB_GROUP = "reasonlake file list"
+
 
 def rebuild_ahead(spark, path: str) -> None:
     """Start building the table's file list at its latest commit."""
@@ -25,6 +27,8 @@ def rebuild_ahead(spark, path: str) -> None:
     def build() -> None:
         try:
             snapshot = classic.snapshot(spark, path)
+            if snapshot is not None:  # its jobs say what they are (the UI, a test counting a close's jobs)
+                spark.sparkContext.setJobGroup(JOB_GROUP, f"the file list of {path} at its latest commit")
             # what DELETE and replaceWhere ask first (the state's file count): builds and
             # caches the snapshot's state, which their file pruning then reads
             if snapshot is not None:

@@ -147,6 +147,23 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
     return True
 
 
+def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, close: int) -> None:
+    """``overwrite`` of facts the driver holds (s, p, o, origin, rule): written by the
+    driver and committed by Delta (``arrow_commit``), a file per pane and no Spark job,
+    where the session and the home allow it; else the same rows through Spark."""
+    from reasonlake.engine.arrow_bridge import to_spark
+    from reasonlake.engine.store import foreign_commits
+
+    rows = facts.select("s", "p", "o", "origin", pane_of(pl.col("origin"), window).alias("exp_pane"), "rule")
+    try:
+        arrow_commit.replace_partitions(home.spark, home.mat_path(view), rows, column="exp_pane",
+                                        replaced=lambda pane: True, predicate=None,
+                                        user_metadata=foreign_commits.rebuild_mark(close))
+    except arrow_commit.Unusable:
+        overwrite(home, view, window, to_spark(home.spark, facts.select("s", "p", "o", "origin", "rule"),
+                                               "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"), close)
+
+
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: int | None = None) -> None:
     """Replace the whole table in one commit (rebuild); the commit names the ``close`` it
     holds, so a slide can tell a rebuild that stopped before recording it."""

@@ -68,10 +68,10 @@ def _open(spark, path: str) -> _Table:
 
 
 def _write(spark, table: _Table, frame: pl.DataFrame, mode: str, *, predicate: str | None = None,
-           txn: tuple[str, int] | None = None, retries: int | None = None) -> int:
+           txn: tuple[str, int] | None = None, retries: int | None = None, user_metadata: str | None = None) -> int:
     from deltalake import CommitProperties, Transaction, write_deltalake
 
-    mark = foreign_commits.mark_of(spark)
+    mark = user_metadata or foreign_commits.mark_of(spark)
     properties = CommitProperties(
         custom_metadata={"userMetadata": mark} if mark else None, max_commit_retries=retries,
         app_transactions=[Transaction(txn[0], txn[1])] if txn is not None else None)
@@ -91,13 +91,14 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     return _write(spark, table, rows, "append", txn=txn)
 
 
-def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str) -> int:
+def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
+                       user_metadata: str | None = None) -> int:
     """``arrow_commit.replace_partitions`` through delta-rs: an overwrite with the
-    partition predicate, which removes those partitions' files whole."""
+    partition predicate, which removes those partitions' files whole (None: all of them)."""
     table = _open(spark, path)
     rows = typed(table, frame)
     outside_partitions(table, rows.get_column(column).unique().to_list(), path, column, replaced, predicate)
-    return _write(spark, table, rows, "overwrite", predicate=predicate)
+    return _write(spark, table, rows, "overwrite", predicate=predicate, user_metadata=user_metadata)
 
 
 def rewrite_small(spark, path: str, change):

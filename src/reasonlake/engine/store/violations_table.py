@@ -64,6 +64,15 @@ def replace(home: Home, view: str, window: Window, found: DataFrame | None, clos
     rows.write.format("delta").mode("overwrite").save(path(home, view))
 
 
+def holds_none(home: Home, view: str) -> bool:
+    """Whether the table holds no row, read by delta-rs in this process (False: some, or
+    this process cannot read it)."""
+    from reasonlake.engine.store import driver_reads
+
+    counted = driver_reads.query(home.spark, {"v": (path(home, view), None)}, "SELECT count(*) AS n FROM v")
+    return counted is not None and counted.column("n")[0].as_py() == 0
+
+
 def version(home: Home, view: str) -> int:
     """The table's latest Delta version: the one a close records as holding its violations."""
     return table_log.latest_version(home.spark, path(home, view))
