@@ -55,6 +55,11 @@ class _Read:
     earlier: tuple[int, ...] | None = None
     fresh: pl.DataFrame | None = None  # --only-new-items: the items not ingested from it yet
     notes: tuple[str, ...] = ()
+    name: str | None = None  # the file's name in the tables, where it is not the path (the runner's URIs)
+
+    @property
+    def file(self) -> str:
+        return self.name if self.name is not None else str(self.path)
 
     def frame(self) -> pl.DataFrame:
         return self.fresh if self.fresh is not None else self.parsed.frame()
@@ -92,42 +97,44 @@ def _read(home: Home, stream: str, path: Path, ts: int | None, sha: str | None, 
     return _Read(path, sha, before.height, parsed, earlier=seqs, fresh=fresh if only_new else None, notes=notes)
 
 
-def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
+def _commit(home: Home, stream: str, files: list[_Read], allow_duplicate: bool,
+            txn: tuple[str, int] | None = None) -> list[IngestReport]:
     """Append the files' events, quarantined rows and ingest records: one commit per table
     for all of them, under the home's ingest lease (the next ingest number and the new
     terms are read and appended by one ingest at a time). Idempotent: a re-run of the same
     files after a crash between the commits writes nothing twice (one Delta transaction id
-    for the batch, by content)."""
+    for the batch: by content, or ``txn``)."""
     with lease.ingesting(home):
-        return _commit_held(home, stream, files, allow_duplicate)
+        return _commit_held(home, stream, files, allow_duplicate, txn)
 
 
-def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: bool) -> list[IngestReport]:
+def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: bool,
+                 txn: tuple[str, int] | None) -> list[IngestReport]:
     ingested = ingest_log.ingests(home)
     for f in files:  # checked before parsing; an ingest of the same content may have committed since
         before = ingest_log.earlier(ingested, stream, f.sha)
         if before.height > f.previous and not allow_duplicate:
             raise ingest_log.duplicate(f.path, stream, before, meanwhile=True, outcome="this batch was not ingested")
         if f.earlier is not None:  # and one of a file of the same name, which it was compared with
-            now = already_ingested.earlier(ingested, stream, str(f.path))
+            now = already_ingested.earlier(ingested, stream, f.file)
             if now != f.earlier:
-                raise already_ingested.changed_meanwhile(str(f.path), stream, now, outcome="this batch was not ingested")
+                raise already_ingested.changed_meanwhile(f.file, stream, now, outcome="this batch was not ingested")
     first_seq = ingest_log.next_seq(ingested)
     seqs = [first_seq + n for n in range(len(files))]
-    txn = _txn(stream, files)
+    txn = txn or _txn(stream, files)
     _commit_events(home, stream, files, seqs, txn)
     faults.reached("ingest: events")
-    rejected = [(stream, str(f.path), r.line, r.raw, r.reason, seq)
+    rejected = [(stream, f.file, r.line, r.raw, r.reason, seq)
                 for f, seq in zip(files, seqs) for r in f.parsed.rejected]
     if rejected:
         arrow_commit.append_rows(home.spark, home.path("quarantine"), rejected, QUARANTINE_SCHEMA, txn=txn)
     before = table_cache.latest_commit(home.spark, home.path("ingests"))
-    records = [(seq, stream, str(f.path), f.sha, f.count, len(f.parsed.rejected))
+    records = [(seq, stream, f.file, f.sha, f.count, len(f.parsed.rejected))
                for f, seq in zip(files, seqs)]
     arrow_commit.append_rows(home.spark, home.path("ingests"), records, INGEST_SCHEMA, txn=txn)
     ingest_log.committed(home, ingested, before, records)
     return [IngestReport(
-        file=str(f.path), seq=seq, items=f.count, quarantined=len(f.parsed.rejected),
+        file=f.file, seq=seq, items=f.count, quarantined=len(f.parsed.rejected),
         reasons=tuple((r.line, r.raw, r.reason) for r in f.parsed.rejected), notes=f.parsed.notes + f.notes,
         already=f.already,
     ) for f, seq in zip(files, seqs)]
@@ -142,7 +149,7 @@ def _txn(stream: str, files: list[_Read]) -> tuple[str, int]:
 
 
 def _commit_events(home: Home, stream: str, files: list[_Read], seqs: list[int], txn: tuple[str, int]) -> None:
-    frames = [f.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"), pl.lit(str(f.path)).alias("file"))
+    frames = [f.frame().with_columns(pl.lit(seq, pl.Int64).alias("ingest_seq"), pl.lit(f.file).alias("file"))
               for f, seq in zip(files, seqs) if f.count]
     if not frames:
         return
@@ -224,6 +231,26 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
             raise _partial(exc, reports) from exc
     order = {f.name if f.uri else str(Path(f.name)): n for n, f in enumerate(files)}
     return sorted(reports + list(unchanged.values()), key=lambda r: order.get(r.file, len(order)))
+
+
+def ingest_contents(home: Home, stream: str, files: list[tuple[str, bytes]], *, ts: int | None,
+                    txn: tuple[str, int]) -> tuple[list[IngestReport], int | None]:
+    """Files already read (name, content), parsed and committed in this process as one batch
+    under the Delta transaction ``txn``, duplicates allowed: the streaming runner's
+    micro-batch of local files, parsed as its executors would (the same parser and file key)
+    and written with no Spark job. Returns the reports and the latest item time."""
+    from reasonlake.parse.formats import parse_bytes
+
+    reads = []
+    for name, content in files:
+        sha = hashlib.sha256(content).hexdigest()
+        with step("ingest: parse"):
+            parsed = parse_bytes(name, content, ts=ts, file_key=sha[:12])
+        reads.append(_Read(Path(name), sha, 0, parsed, name=name))
+    if not reads:
+        return [], None
+    newest = max((r.frame().get_column("ts").max() for r in reads if r.count), default=None)
+    return _commit(home, stream, reads, allow_duplicate=True, txn=txn), newest
 
 
 def check_flags(allow_duplicate: bool, only_new: bool) -> None:

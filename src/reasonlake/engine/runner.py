@@ -14,6 +14,8 @@ import hashlib
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import polars as pl
 from pyspark.sql import functions as F
@@ -179,6 +181,10 @@ class _Batches:
             ingests = ingest_log.ingests(self.home)
         # a replayed batch: its sources are recorded already (same name, same content)
         done = ingests.filter(pl.col("stream") == self.stream).select("file", "sha256")
+        local = None if self.kafka else self._local_files(files)
+        if local is not None:
+            self._ingest_in_driver(local, {(f, h) for f, h in done.iter_rows()}, batch_id)
+            return
         if self.kafka:
             parsed = spark_ingest.parse_messages(files)
         else:
@@ -198,6 +204,52 @@ class _Batches:
         times = [s.newest for s in fresh if s.newest is not None]
         if times:
             report.newest_event = max(times + [report.newest_event or min(times)])
+
+    def _local_files(self, files) -> list[tuple[str, Path]] | None:
+        """The batch's files (name as the source lists it, local path), where this process
+        can ingest them itself: a classic session over a local home, every file on this
+        machine, and together within the driver's ingest batch (``BATCH_BYTES``); else None
+        (the executors parse and write them)."""
+        from reasonlake.engine.ingest import BATCH_BYTES
+
+        home = self.home
+        if locations.is_connect(home.spark) or locations.local_folder(home.spark, home.root) is None:
+            return None
+        with step("run: list"):
+            names = [r.path for r in files.where(self.supported).select("path").collect()]
+        found = []
+        for name in names:
+            parsed = urlparse(name)
+            if parsed.scheme not in ("", "file"):
+                return None
+            found.append((name, Path(unquote(parsed.path))))
+        try:
+            if sum(path.stat().st_size for _, path in found) > BATCH_BYTES:
+                return None
+        except OSError:  # gone or unreadable here: the executors say what is wrong
+            return None
+        return found
+
+    def _ingest_in_driver(self, files: list[tuple[str, Path]], recorded: set, batch_id: int) -> None:
+        """The batch's files read, parsed and committed in this process (``ingest_contents``)
+        under the same transaction the executors' writes carry: a small batch costs no Spark
+        job and a Delta commit per table written by the driver."""
+        from reasonlake.engine.ingest import ingest_contents
+
+        report = self.report
+        contents = [(name, path.read_bytes()) for name, path in files]
+        fresh = [(name, content) for name, content in contents
+                 if (name, hashlib.sha256(content).hexdigest()) not in recorded]
+        reports, newest = ingest_contents(self.home, self.stream, fresh, ts=self.ts,
+                                          txn=(f"run-{self.query_key}", batch_id))
+        if not reports:
+            return
+        report.files += len(reports)
+        report.items += sum(r.items for r in reports)
+        report.quarantined += sum(r.quarantined for r in reports)
+        faults.reached("run: ingested")
+        if newest is not None:
+            report.newest_event = max(newest, report.newest_event or newest)
 
     def _slide(self) -> None:
         report = self.report
