@@ -83,3 +83,9 @@ def parsed_plan(spark, statement: str) -> str | None:
 
 
 _ALL_FIELDS = 1_000_000  # Spark cuts a node's fields at 25 by default: "... 16 more fields"
+
+
+def name_jobs(spark, group: str, description: str) -> None:
+    """The Spark jobs this thread starts from now on carry ``group`` and ``description``
+    (the UI shows them; a test counting a step's jobs can leave them out)."""
+    spark.sparkContext.setJobGroup(group, description)
