@@ -233,17 +233,16 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     return sorted(reports + list(unchanged.values()), key=lambda r: order.get(r.file, len(order)))
 
 
-def ingest_contents(home: Home, stream: str, files: list[tuple[str, bytes]], *, ts: int | None,
+def ingest_contents(home: Home, stream: str, files: list[tuple[str, str, bytes]], *, ts: int | None,
                     txn: tuple[str, int]) -> tuple[list[IngestReport], int | None]:
-    """Files already read (name, content), parsed and committed in this process as one batch
+    """Files already read (name, sha-256, content), parsed and committed in this process as one batch
     under the Delta transaction ``txn``, duplicates allowed: the streaming runner's
     micro-batch of local files, parsed as its executors would (the same parser and file key)
     and written with no Spark job. Returns the reports and the latest item time."""
     from reasonlake.parse.formats import parse_bytes
 
     reads = []
-    for name, content in files:
-        sha = hashlib.sha256(content).hexdigest()
+    for name, sha, content in files:
         with step("ingest: parse"):
             parsed = parse_bytes(name, content, ts=ts, file_key=sha[:12])
         reads.append(_Read(Path(name), sha, 0, parsed, name=name))

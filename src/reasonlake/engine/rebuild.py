@@ -165,9 +165,7 @@ def _published(home: Home, compiled: Compiled, close: int, result, base, steps: 
     view = compiled.decl.name
     with step("violations"):
         found = find_violations(home.spark, base, result, compiled.tables, terms=lambda: home.table("terms"))
-        # searched in the driver, none found, and none in the table: a replace would write what is there
-        unchanged = result.local is not None and not result.local.violations_found and viol.holds_none(home, view)
-        if found is not None and not unchanged:
+        if found is not None and not _none_found_nor_held(home, view, result):
             viol.replace(home, view, compiled.decl.window, found, close)
     steps.advance("violations")
     with step("publish"):
@@ -175,6 +173,12 @@ def _published(home: Home, compiled: Compiled, close: int, result, base, steps: 
         overwrite()
     steps.advance("publish")
     return found is not None
+
+
+def _none_found_nor_held(home: Home, view: str, result) -> bool:
+    """Searched in the driver, no violation found, and none in the table: a replace would
+    write what is there already."""
+    return result.local is not None and not result.local.violations_found and viol.holds_none(home, view)
 
 
 def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, result, *, admitted: int,

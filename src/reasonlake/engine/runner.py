@@ -176,34 +176,41 @@ class _Batches:
     def _ingest(self, files, batch_id: int) -> None:
         from reasonlake.engine import ingest_log
 
-        report = self.report
         with step("run: ingests"):
             ingests = ingest_log.ingests(self.home)
         # a replayed batch: its sources are recorded already (same name, same content)
-        done = ingests.filter(pl.col("stream") == self.stream).select("file", "sha256")
+        recorded = set(ingests.filter(pl.col("stream") == self.stream).select("file", "sha256").iter_rows())
         local = None if self.kafka else self._local_files(files)
         if local is not None:
-            self._ingest_in_driver(local, {(f, h) for f, h in done.iter_rows()}, batch_id)
+            self._ingest_in_driver(local, recorded, batch_id)
             return
         if self.kafka:
             parsed = spark_ingest.parse_messages(files)
         else:
             parsed = spark_ingest.parse_files(files.where(self.supported).select("path", "content"), self.ts)
-        recorded = {(f, h) for f, h in done.iter_rows()}
         fresh = [s for s in parsed.sources if (s.file, s.sha256) not in recorded]
         if not fresh:
             return
         parsed = spark_ingest.Parsed(parsed.rows.where(F.col("file").isin([s.file for s in fresh])), fresh)
-        reports = spark_ingest.write(
-            self.home, self.stream, parsed, allow_duplicate=True,
-            txn={"txnAppId": f"run-{self.query_key}", "txnVersion": batch_id})
+        txn_id, version = self._txn(batch_id)
+        reports = spark_ingest.write(self.home, self.stream, parsed, allow_duplicate=True,
+                                     txn={"txnAppId": txn_id, "txnVersion": version})
+        times = [s.newest for s in fresh if s.newest is not None]
+        self._counted(reports, max(times) if times else None)
+
+    def _txn(self, batch_id: int) -> tuple[str, int]:
+        """The Delta transaction of the batch's writes: a replayed batch writes nothing twice."""
+        return f"run-{self.query_key}", batch_id
+
+    def _counted(self, reports: list, newest: int | None) -> None:
+        """The batch's ingests, in the run's report."""
+        report = self.report
         report.files += len(reports)
         report.items += sum(r.items for r in reports)
         report.quarantined += sum(r.quarantined for r in reports)
         faults.reached("run: ingested")
-        times = [s.newest for s in fresh if s.newest is not None]
-        if times:
-            report.newest_event = max(times + [report.newest_event or min(times)])
+        if newest is not None:
+            report.newest_event = max(newest, report.newest_event or newest)
 
     def _local_files(self, files) -> list[tuple[str, Path]] | None:
         """The batch's files (name as the source lists it, local path), where this process
@@ -236,20 +243,15 @@ class _Batches:
         job and a Delta commit per table written by the driver."""
         from reasonlake.engine.ingest import ingest_contents
 
-        report = self.report
-        contents = [(name, path.read_bytes()) for name, path in files]
-        fresh = [(name, content) for name, content in contents
-                 if (name, hashlib.sha256(content).hexdigest()) not in recorded]
-        reports, newest = ingest_contents(self.home, self.stream, fresh, ts=self.ts,
-                                          txn=(f"run-{self.query_key}", batch_id))
-        if not reports:
-            return
-        report.files += len(reports)
-        report.items += sum(r.items for r in reports)
-        report.quarantined += sum(r.quarantined for r in reports)
-        faults.reached("run: ingested")
-        if newest is not None:
-            report.newest_event = max(newest, report.newest_event or newest)
+        fresh = []
+        for name, path in files:
+            content = path.read_bytes()
+            sha = hashlib.sha256(content).hexdigest()
+            if (name, sha) not in recorded:
+                fresh.append((name, sha, content))
+        if fresh:
+            reports, newest = ingest_contents(self.home, self.stream, fresh, ts=self.ts, txn=self._txn(batch_id))
+            self._counted(reports, newest)
 
     def _slide(self) -> None:
         report = self.report

@@ -27,11 +27,11 @@ def rebuild_ahead(spark, path: str) -> None:
     def build() -> None:
         try:
             snapshot = classic.snapshot(spark, path)
-            if snapshot is not None:  # its jobs say what they are (the UI, a test counting a close's jobs)
-                classic.name_jobs(spark, JOB_GROUP, f"the file list of {path} at its latest commit")
-            # what DELETE and replaceWhere ask first (the state's file count): builds and
-            # caches the snapshot's state, which their file pruning then reads
             if snapshot is not None:
+                # its jobs say what they are (the UI, a test counting a close's jobs)
+                classic.name_jobs(spark, JOB_GROUP, f"the file list of {path} at its latest commit")
+                # what DELETE and replaceWhere ask first (the state's file count): builds and
+                # caches the snapshot's state, which their file pruning then reads
                 snapshot.numOfFiles()
         except Exception:  # no JVM (Spark Connect), another Delta build, a stopped session
             pass

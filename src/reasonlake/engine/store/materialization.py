@@ -7,7 +7,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.engine.store import arrow_commit, delta_sql, table_log
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.schemas import MAT_SCHEMA
+from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.plan.windows import NEVER, Window
 
@@ -160,8 +160,7 @@ def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, c
                                         replaced=lambda pane: True, predicate=None,
                                         user_metadata=foreign_commits.rebuild_mark(close))
     except arrow_commit.Unusable:
-        overwrite(home, view, window, to_spark(home.spark, facts.select("s", "p", "o", "origin", "rule"),
-                                               "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"), close)
+        overwrite(home, view, window, to_spark(home.spark, facts.select(FACT_COLUMNS), FACT_SCHEMA), close)
 
 
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: int | None = None) -> None:
