@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
+from reasonlake.engine.store import log_upkeep
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
 from reasonlake.engine.store.locations import local_path
 
@@ -180,7 +181,9 @@ def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | Non
     parsed = [a if not isinstance(a, str) else getattr(getattr(delta.actions, "Action$"), "MODULE$").fromJson(a)
               for a in actions]
     seq = jvm.scala.collection.JavaConverters.asScalaBuffer(jvm.java.util.ArrayList(parsed)).toSeq()
-    return int(table.txn.commit(seq, write))
+    version = int(table.txn.commit(seq, write))
+    log_upkeep.tend(str(table.folder), version)
+    return version
 
 
 def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
@@ -345,6 +348,7 @@ def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
         if txn is not None:
             writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
         writer.save(path)
+        log_upkeep.tend(path)
 
 
 def append_rows(spark, path: str, rows: list[tuple], schema: str, *, txn: tuple[str, int] | None = None) -> None:

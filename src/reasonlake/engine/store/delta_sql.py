@@ -11,6 +11,8 @@ from __future__ import annotations
 import uuid
 from contextlib import contextmanager
 
+from reasonlake.engine.store import log_upkeep
+
 
 def table(path: str) -> str:
     """The SQL name of the Delta table at ``path``."""
@@ -32,6 +34,7 @@ def delete(spark, path: str, condition: str) -> None:
     """``DELETE FROM`` the table where ``condition`` (SQL) holds; on partition columns only,
     Delta removes whole files and reads none."""
     spark.sql(f"DELETE FROM {table(path)} WHERE {condition}")
+    log_upkeep.tend(path)
 
 
 def restore(spark, path: str, version: int) -> None:
@@ -69,3 +72,4 @@ def merge(path: str, source, on: str, *, update: dict[str, str] | None = None,
         clauses.append("WHEN NOT MATCHED THEN INSERT *")
         source.sparkSession.sql(
             f"MERGE INTO {table(path)} AS t USING {name} AS u ON {on} {' '.join(clauses)}")
+    log_upkeep.tend(path)

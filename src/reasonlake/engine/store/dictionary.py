@@ -12,6 +12,7 @@ import xxhash
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine.store import log_upkeep
 from reasonlake.errors import TermCollisionError
 
 _SIGN = -(2**63)
@@ -179,6 +180,7 @@ def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
     new = unseen.select("id", "term")
     if not new.isEmpty():
         new.write.format("delta").mode("append").save(terms_path)
+        log_upkeep.tend(terms_path)
 
 
 def decode(df: DataFrame, terms: DataFrame, columns: dict[str, str]) -> DataFrame:

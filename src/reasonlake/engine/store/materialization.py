@@ -5,18 +5,24 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, delta_sql, table_log
+from reasonlake.engine.store import arrow_commit, delta_sql, log_upkeep, table_log
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.locations import local_path
 from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
 from reasonlake.engine.timing import step
 from reasonlake.plan.windows import NEVER, Window
 
 
 def create(home: Home, view: str) -> None:
-    # Deletion vectors let MERGE mark renewed rows instead of rewriting whole files.
+    # Deletion vectors let MERGE mark renewed rows instead of rewriting whole files. On a
+    # local home the store writes the checkpoints after its commits (log_upkeep), not the
+    # close whose commit is every tenth.
+    settings = ["delta.enableDeletionVectors = true"]
+    if local_path(home.mat_path(view)) is not None:
+        settings.append(f"delta.checkpointInterval = {log_upkeep.OURS_FROM}")
     home.spark.sql(
         f"CREATE TABLE IF NOT EXISTS delta.`{home.mat_path(view)}` ({MAT_SCHEMA}) USING DELTA "
-        "PARTITIONED BY (exp_pane) TBLPROPERTIES (delta.enableDeletionVectors = true)"
+        f"PARTITIONED BY (exp_pane) TBLPROPERTIES ({', '.join(settings)})"
     )
 
 
@@ -144,6 +150,7 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
         .write.format("delta").mode("overwrite").option("replaceWhere", condition)
         .save(home.mat_path(view))
     )
+    log_upkeep.tend(home.mat_path(view))
     return True
 
 
@@ -174,6 +181,7 @@ def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: in
     if close is not None:
         write = write.option("userMetadata", foreign_commits.rebuild_mark(close))
     write.save(home.mat_path(view))
+    log_upkeep.tend(home.mat_path(view))
 
 
 def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame, changes: DataFrame,
@@ -212,3 +220,4 @@ def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame
         .write.format("delta").mode("overwrite").option("replaceWhere", f"exp_pane IN ({literal})")
         .save(home.mat_path(view))
     )
+    log_upkeep.tend(home.mat_path(view))

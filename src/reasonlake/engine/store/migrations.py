@@ -9,8 +9,12 @@ import re
 from pathlib import Path
 
 from reasonlake.engine import faults
+from reasonlake.engine.store import log_upkeep
+from reasonlake.engine.store.locations import local_path
 from reasonlake.errors import ReasonlakeError
 
+# a table's checkpoint interval where the store writes its checkpoints (``log_upkeep``)
+LOCAL_INTERVAL = "${local_checkpoint_interval}"
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
@@ -51,6 +55,10 @@ def apply_pending(spark, home: str) -> list[str]:
             continue
         for statement in statements(file.read_text()):
             statement = statement.replace("${home}", home)
+            if LOCAL_INTERVAL in statement:
+                if local_path(home) is None:  # a setting for the local home's upkeep only
+                    continue
+                statement = statement.replace(LOCAL_INTERVAL, str(log_upkeep.OURS_FROM))
             if not _columns_there(spark, statement):
                 spark.sql(statement)
         faults.reached(f"init: migration {version}")  # ran, not recorded: a re-run runs it again safely

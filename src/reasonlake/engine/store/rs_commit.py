@@ -26,7 +26,7 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine.store import foreign_commits
+from reasonlake.engine.store import foreign_commits, log_upkeep
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
 from reasonlake.engine.store.locations import local_path, sees_our_files
 
@@ -77,7 +77,9 @@ def _write(spark, table: _Table, frame: pl.DataFrame, mode: str, *, predicate: s
         app_transactions=[Transaction(txn[0], txn[1])] if txn is not None else None)
     write_deltalake(table.table, frame.to_arrow(), mode=mode, predicate=predicate,
                     partition_by=table.partitions or None, commit_properties=properties)
-    return int(table.table.version())
+    version = int(table.table.version())
+    log_upkeep.tend(str(table.folder), version)
+    return version
 
 
 def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
