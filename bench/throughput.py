@@ -140,8 +140,11 @@ def new_home(work: Path, profile: str, files: str):
     return lake
 
 
-def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
-    """One (profile, size) in this process: fill the window, then measure ``closes`` closes."""
+def run_one(profile: str, n: int, closes: int, work: Path, seed: int, *, fingerprint: bool = False,
+            peer: bool = True) -> dict:
+    """One (profile, size) in this process: fill the window, then measure ``closes`` closes.
+    ``fingerprint``: also the view's rows at the last close (how many, and a hash of their
+    decoded subject, predicate, object and origin, which any backend gives alike)."""
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
     from reasonlake.engine import timing
 
@@ -173,8 +176,16 @@ def run_one(profile: str, n: int, closes: int, work: Path, seed: int) -> dict:
             **{f"{k}_s": seconds.get(k, 0.0) for k in STEPS},
         })
     py, jvm = peak_mb(lake.spark)
-    load_s, reason_s, out_triples = time_reasonable([t for f in window for t in f], work)
+    nan = float("nan")
+    load_s, reason_s, out_triples = (time_reasonable([t for f in window for t in f], work) if peer
+                                     else (nan, nan, 0))
     result = {k: statistics.median(s[k] for s in samples) for k in samples[0]}
+    if fingerprint:
+        from pyspark.sql import functions as F
+
+        found = lake.view("v").agg(F.count("*").alias("rows"), F.sum(F.xxhash64(  # a decimal: a sum of longs overflows
+            "subject", "predicate", "object", "origin").cast("decimal(38,0)")).cast("string").alias("hash")).first()
+        result.update(view_rows=found.rows, fingerprint=f"{found.rows}:{found.hash}")
     result.update(profile=profile, n=n, closes=closes, peak_py_mb=py, peak_jvm_mb=jvm,
                   reasonable_load_s=load_s, reasonable_reason_s=reason_s, reasonable_triples=out_triples,
                   window_items=n * fill, load=os.getloadavg()[0])
@@ -250,18 +261,23 @@ def run_runner(profile: str, n: int, closes: int, work: Path, seed: int) -> dict
         query.stop()
     thread.join(timeout=60)
     py, jvm = peak_mb(lake.spark)
+    print("batch seconds, full:", [round(r["seconds"], 2) for r in full],
+          "quiet:", [round(r["seconds"], 2) for r in quiet], file=sys.stderr)
     med = lambda rows, k: statistics.median(r[k] for r in rows)  # noqa: E731
     return {"profile": profile, "n": n, "closes": closes, "batch_s": med(full, "seconds"),
             "landed_s": med(full, "landed_to_done_s"), "quiet_batch_s": med(quiet, "seconds"),
-            "quiet_landed_s": med(quiet, "landed_to_done_s"), "peak_py_mb": py, "peak_jvm_mb": jvm,
+            "quiet_landed_s": med(quiet, "landed_to_done_s"),
+            "batch_max_s": max(r["seconds"] for r in full), "quiet_max_s": max(r["seconds"] for r in quiet),
+            "peak_py_mb": py, "peak_jvm_mb": jvm,
             "load": os.getloadavg()[0]}
 
 
 def runner_table(results: list[dict]) -> str:
-    head = ["profile", "items/file", "items/s (landed to done)", "batch s", "landed to done s",
-            "quiet batch s", "quiet landed to done s", "peak JVM MB", "load avg"]
-    rows = [[r["profile"], f"{r['n']:,}", fmt(r["n"] / r["landed_s"], 0), fmt(r["batch_s"]), fmt(r["landed_s"]),
-             fmt(r["quiet_batch_s"]), fmt(r["quiet_landed_s"]), fmt(r["peak_jvm_mb"], 0), fmt(r["load"], 1)]
+    head = ["profile", "items/file", "items/s (landed to done)", "batch s", "batch max s", "landed to done s",
+            "quiet batch s", "quiet batch max s", "quiet landed to done s", "peak JVM MB", "load avg"]
+    rows = [[r["profile"], f"{r['n']:,}", fmt(r["n"] / r["landed_s"], 0), fmt(r["batch_s"]), fmt(r["batch_max_s"]),
+             fmt(r["landed_s"]), fmt(r["quiet_batch_s"]), fmt(r["quiet_max_s"]), fmt(r["quiet_landed_s"]),
+             fmt(r["peak_jvm_mb"], 0), fmt(r["load"], 1)]
             for r in results]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
     line = lambda cells: "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"  # noqa: E731
@@ -325,12 +341,17 @@ def main(argv=None) -> int:
                    help="through the streaming runner (reasonlake run, 1 s trigger): batch seconds, and a "
                         "micro-batch with nothing to close")
     p.add_argument("--one", help=argparse.SUPPRESS)  # profile:size, run in this process
+    p.add_argument("--fingerprint", action="store_true", help=argparse.SUPPRESS)  # with --one (bench/scale.py)
+    p.add_argument("--no-peer", action="store_true", help=argparse.SUPPRESS)  # with --one: no reasonable
     args = p.parse_args(argv)
     work = args.out / "throughput-work"
     if args.one:
         profile, n = args.one.split(":")
-        measure = run_runner if args.runner else run_one
-        print(json.dumps(measure(profile, int(n), args.closes, work / f"{profile}_{n}", args.seed)))
+        where = work / f"{profile}_{n}"
+        found = (run_runner(profile, int(n), args.closes, where, args.seed) if args.runner else
+                 run_one(profile, int(n), args.closes, where, args.seed, fingerprint=args.fingerprint,
+                         peer=not args.no_peer))
+        print(json.dumps(found))
         return 0
     if args.quick:
         args.sizes, args.profiles, args.closes = "10000", "rdfs-plus", 2
