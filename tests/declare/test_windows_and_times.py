@@ -86,3 +86,21 @@ def test_a_json_ld_ontology_names_no_remote_context(tmp_path):
     decl = load_view(view)
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     assert program.active_rules().get("cax-sco") == 1, program.active_rules()
+
+
+def test_the_expiration_pane_is_one_formula_in_every_engine(spark):
+    """The table's partition of a fact, written by Spark, by the driver (Polars) and read
+    back by `changes` (SQL): each rendering of ``view_decoding.expiration_pane`` agrees with
+    ``Window.expiration_pane`` on origins before, on and after pane edges, and background."""
+    import polars as pl
+
+    from reasonlake.engine.store.materialization import expiration_pane, pane_of
+
+    window = Window(width=5_000, slide=2_000, start=-1_000)
+    origins = [-7_001, -1_000, -999, 0, 1, 999, 1_000, 1_001, 2_999, 3_000, 1_795_341_600_001, NEVER]
+    expected = [window.expiration_pane(o) for o in origins]
+    driver = pl.DataFrame({"origin": origins}).select(pane_of("origin", window)).to_series().to_list()
+    assert driver == expected
+    rows = spark.createDataFrame([(o,) for o in origins], "origin BIGINT").select(
+        expiration_pane("origin", window).alias("pane")).collect()
+    assert [r.pane for r in rows] == expected

@@ -100,9 +100,7 @@ def _spans(home: Home, view: str, after: int | None, upto: int | None) -> tuple[
 def _sql(dialect, window, spans: list[Span], after: int, upto: int, tables: list[str], terms: str) -> str:
     """The changes in ``(after, upto]`` as rows (at_ms, op, subject, predicate, object,
     inferred), ordered; ``tables[i]`` names the view's table at ``spans[i].version``."""
-    # the close at which a fact of that origin leaves the window (background facts never do)
-    leaves = (f"CASE WHEN origin >= {NEVER} THEN {NEVER} ELSE {int(window.first_close)} + "
-              f"CAST(CEIL(CAST(origin - {int(window.start)} AS DOUBLE) / {int(window.slide)}) AS BIGINT) * {int(window.slide)} END")
+    leaves = decoding.expiration_pane(window, "origin")
     present = " UNION ALL ".join(
         f"SELECT s, p, o, rule, CAST({s.close} AS BIGINT) AS start_ms, "
         f"CASE WHEN {leaves} < {s.until} THEN {leaves} ELSE CAST({s.until} AS BIGINT) END AS end_ms "

@@ -298,7 +298,7 @@ def _replace_panes(home: Home, decl, result, stats: ChangeStats, drop_upto: int 
     if result.local is None or not (stats.n or drop_upto is not None):
         return False
     window = decl.window
-    panes = set(result.local.changed.select(mat.pane_of(pl.col("origin"), window).unique()).to_series().to_list())
+    panes = set(result.local.changed.select(mat.pane_of("origin", window).unique()).to_series().to_list())
     panes.update(_renewed_panes(result, window))
     return mat.replace_panes(home, decl.name, window, result.local.known, panes, drop_upto)
 
@@ -308,7 +308,7 @@ def _renewed_panes(result, window) -> list[int] | None:
     if result.local is None:
         return None
     renewed = result.local.changed.filter(pl.col("prev_origin").is_not_null())
-    return sorted(renewed.select(mat.pane_of(pl.col("prev_origin"), window).unique()).to_series().to_list())
+    return sorted(renewed.select(mat.pane_of("prev_origin", window).unique()).to_series().to_list())
 
 
 def change_stats(result) -> ChangeStats:

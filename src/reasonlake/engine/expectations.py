@@ -180,7 +180,7 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
     named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
     explicit = (F.col("rule") == "explicit") & (F.col("origin") < NEVER)
     return (named.join(items, ["s", "p", "o", "origin"], "left")
-            .withColumn("expected_pane", expiration_pane(F.col("origin"), window))
+            .withColumn("expected_pane", expiration_pane("origin", window))
             .withColumn("literal_subject", F.when(F.col("subject").startswith('"'), F.col("subject")))
             .withColumn("explicit_not_an_item", F.when(explicit & F.col("_item").isNull(),
                                                        F.concat_ws(" ", "s", "p", "o", "origin")))

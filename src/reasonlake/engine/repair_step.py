@@ -249,7 +249,7 @@ def tombstone_rows(items: DataFrame, losers: DataFrame, window: Window, close: i
     lost = losers.select(*KEY, F.col("ts").alias("lost_ts"))
     hit = items.join(F.broadcast(lost), KEY).where(F.col("ts") <= F.col("lost_ts"))
     return hit.select(
-        *KEY, "ts", expiration_pane(F.col("ts"), window).alias("exp_pane"),
+        *KEY, "ts", expiration_pane("ts", window).alias("exp_pane"),
         F.lit(close).cast("long").alias("close"),
     ).distinct()
 

@@ -5,12 +5,12 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, delta_sql, log_upkeep, table_log
+from reasonlake.engine.store import arrow_commit, delta_sql, log_upkeep, table_log, view_decoding
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.locations import local_path
 from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
 from reasonlake.engine.timing import step
-from reasonlake.plan.windows import NEVER, Window
+from reasonlake.plan.windows import Window
 
 
 def create(home: Home, view: str) -> None:
@@ -26,11 +26,9 @@ def create(home: Home, view: str) -> None:
     )
 
 
-def expiration_pane(origin: Column, window: Window) -> Column:
-    """Spark twin of Window.expiration_pane: the first close >= origin + width."""
-    steps = F.ceil((origin - F.lit(window.start)) / F.lit(window.slide)).cast("long")
-    pane = F.lit(window.first_close) + steps * F.lit(window.slide)
-    return F.when(origin >= F.lit(NEVER), F.lit(NEVER)).otherwise(pane)
+def expiration_pane(origin: str, window: Window) -> Column:
+    """Window.expiration_pane over the column ``origin`` of a Spark frame."""
+    return F.expr(view_decoding.expiration_pane(window, origin))
 
 
 def current(home: Home, view: str) -> DataFrame:
@@ -80,13 +78,13 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
         old_panes = [
             r.pane
             for r in changes.where(F.col("prev_origin").isNotNull())
-            .select(expiration_pane(F.col("prev_origin"), window).alias("pane"))
+            .select(expiration_pane("prev_origin", window).alias("pane"))
             .distinct()
             .collect()
         ]
     pane_list = ", ".join(str(p) for p in sorted(old_panes)) or str(-(2**63))
     source = changes.select(
-        "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
+        "s", "p", "o", "origin", expiration_pane("origin", window).alias("exp_pane"), "rule"
     )
     # Without renewals this is Delta's insert-only MERGE: no target file is read.
     delta_sql.merge(
@@ -102,11 +100,9 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
 REPLACE_ROWS = 3_000_000
 
 
-def pane_of(origin: pl.Expr, window: Window) -> pl.Expr:
-    """Window.expiration_pane over a driver frame's column."""
-    first, width, slide = window.first_close, window.width, window.slide
-    return (pl.when(origin >= NEVER).then(pl.lit(NEVER, pl.Int64))
-            .otherwise(first - ((first - width - origin) // slide) * slide))
+def pane_of(origin: str, window: Window) -> pl.Expr:
+    """Window.expiration_pane over the column ``origin`` of a driver frame."""
+    return pl.sql_expr(view_decoding.expiration_pane(window, origin))
 
 
 def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, panes: set[int],
@@ -124,7 +120,7 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
     (the caller merges)."""
     from reasonlake.engine.arrow_bridge import to_spark
 
-    rows = facts.with_columns(pane_of(pl.col("origin"), window).alias("exp_pane")).filter(
+    rows = facts.with_columns(pane_of("origin", window).alias("exp_pane")).filter(
         pl.col("exp_pane").is_in(sorted(panes)))
     literal = ", ".join(str(p) for p in sorted(panes))
     condition = " OR ".join(([f"exp_pane IN ({literal})"] if panes else [])
@@ -161,7 +157,7 @@ def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, c
     from reasonlake.engine.arrow_bridge import to_spark
     from reasonlake.engine.store import foreign_commits
 
-    rows = facts.select("s", "p", "o", "origin", pane_of(pl.col("origin"), window).alias("exp_pane"), "rule")
+    rows = facts.select("s", "p", "o", "origin", pane_of("origin", window).alias("exp_pane"), "rule")
     try:
         arrow_commit.replace_partitions(home.spark, home.mat_path(view), rows, column="exp_pane",
                                         replaced=lambda pane: True, predicate=None,
@@ -176,7 +172,7 @@ def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: in
     from reasonlake.engine.store import foreign_commits
 
     write = facts.select(
-        "s", "p", "o", "origin", expiration_pane(F.col("origin"), window).alias("exp_pane"), "rule"
+        "s", "p", "o", "origin", expiration_pane("origin", window).alias("exp_pane"), "rule"
     ).write.format("delta").mode("overwrite")
     if close is not None:
         write = write.option("userMetadata", foreign_commits.rebuild_mark(close))
@@ -199,12 +195,12 @@ def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame
     10-11 s as a MERGE, 6 s written again (decision 0007). It also leaves one file and no
     deletion vector per pane."""
     key = ["s", "p", "o"]
-    pane = expiration_pane(F.col("origin"), window)
+    pane = expiration_pane("origin", window)
     touched = (
         deleted.select(pane.alias("pane"))
         .unionByName(changes.select(pane.alias("pane")))
         .unionByName(changes.where(F.col("prev_origin").isNotNull())
-                     .select(expiration_pane(F.col("prev_origin"), window).alias("pane")))
+                     .select(expiration_pane("prev_origin", window).alias("pane")))
         .distinct()
     )
     panes = sorted(r.pane for r in touched.collect())

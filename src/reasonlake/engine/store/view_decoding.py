@@ -45,6 +45,16 @@ def visible(dialect: Dialect, terms: tuple[str, str, str] = TERMS) -> str:
     return "NOT (" + " OR ".join(f"{dialect.starts_with}({t}, {prefix})" for t in terms) + ")"
 
 
+def expiration_pane(window, origin: str) -> str:
+    """The close at which a fact of ``origin`` (a column) leaves the window, as
+    ``Window.expiration_pane``: the first close at or after ``origin + width``; background
+    facts (``NEVER``) never leave. One text for Spark SQL, DataFusion and Polars
+    (``pl.sql_expr``)."""
+    return (f"CASE WHEN {origin} >= {NEVER} THEN {NEVER} ELSE {int(window.first_close)} + "
+            f"CAST(CEIL(CAST({origin} - {int(window.start)} AS DOUBLE) / {int(window.slide)}) AS BIGINT) "
+            f"* {int(window.slide)} END")
+
+
 def in_window(window, close: int, origin: str = "m.origin") -> str:
     """The condition that keeps the rows live at ``close``."""
     return f"{origin} > {int(window.opens(close))}"

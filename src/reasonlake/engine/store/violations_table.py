@@ -39,7 +39,7 @@ def create(home: Home, view: str) -> None:
 def _rows(found: DataFrame, window: Window, close: int) -> DataFrame:
     return found.select(
         "key", "rule", "bindings", "triples", "origin",
-        expiration_pane(F.col("origin"), window).alias("exp_pane"),
+        expiration_pane("origin", window).alias("exp_pane"),
         F.lit(close).cast("long").alias("first_close"), F.lit(close).cast("long").alias("close"),
     )
 
