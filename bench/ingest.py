@@ -72,7 +72,8 @@ def _lake(spark, root: Path):
 
 
 def _jobs(spark) -> int:
-    return len(spark.sparkContext.statusTracker().getJobIdsForGroup(None))
+    """The latest job's id: Spark keeps a bounded list of jobs, so their count stops growing."""
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None), default=-1)
 
 
 def run_reasonlake(spark, root: Path, paths: list[Path], uri: bool) -> tuple[float, int, int]:
