@@ -32,9 +32,11 @@ def limit_bytes() -> int:
     return int(float(os.environ.get("REASONLAKE_DRIVER_READ_MB", "128")) * 1024 * 1024)
 
 
-def query(spark, tables: dict[str, tuple[str, int | None]], sql: str) -> pa.Table | None:
+def query(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
+          max_bytes: int | None = None) -> pa.Table | None:
     """``sql`` (DataFusion's dialect) over ``tables`` (name -> (path, version or None for
-    the latest)), or None where Spark must read them."""
+    the latest)), or None where Spark must read them, or where their files hold more than
+    ``max_bytes`` (``limit_bytes()`` unless given)."""
     folders = {name: locations.local_folder(spark, path) for name, (path, _) in tables.items()}
     if any(folder is None for folder in folders.values()):
         return None
@@ -45,7 +47,7 @@ def query(spark, tables: dict[str, tuple[str, int | None]], sql: str) -> pa.Tabl
                   for name, (_, version) in tables.items()}
         size = sum(sum(pa.table(t.get_add_actions(flatten=True)).column("size_bytes").to_pylist())
                    for t in opened.values())
-        if size > limit_bytes():
+        if size > (limit_bytes() if max_bytes is None else max_bytes):
             return None
         builder = deltalake.QueryBuilder()
         for name, table in opened.items():
