@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from pathlib import Path
 
 from reasonlake.engine.store.locations import local_path
+from reasonlake.engine.store.small_tables import commit_versions
 
 EVERY = 10  # commits between checkpoints, Delta's own default interval
 # the interval at or above which a table's checkpoints are left to this module (migration 0007)
 OURS_FROM = 1000
 _CLEAN_EVERY = 100  # versions between cleanups of expired log files (as Delta does at a checkpoint)
-_COMMIT = re.compile(r"^(\d{20})\.json$")
 
 _log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ def tend(path: str, version: int | None = None) -> int | None:
         return None
     log = folder / "_delta_log"
     if version is None:
-        version = _latest_version(log)
+        version = max(commit_versions(log), default=None)
     if version is None or version - _last_checkpoint(log) < EVERY:
         return None
     try:
@@ -74,10 +73,3 @@ def _last_checkpoint(log: Path) -> int:
     except (OSError, ValueError, KeyError, TypeError):
         return -1
 
-
-def _latest_version(log: Path) -> int | None:
-    try:
-        versions = [int(m.group(1)) for m in map(_COMMIT.match, (p.name for p in log.iterdir())) if m]
-    except OSError:
-        return None
-    return max(versions, default=None)

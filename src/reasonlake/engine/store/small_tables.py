@@ -45,7 +45,7 @@ def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None
     if folder is None:
         return None
     log = folder / "_delta_log"
-    latest = max(_versions(log), default=None)
+    latest = max(commit_versions(log), default=None)
     if latest is None:
         if folder.exists() and any(folder.iterdir()):
             return None  # something there that is not (yet) a table we can name: Spark says what
@@ -139,7 +139,7 @@ def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
     folder = local_folder(spark, path)
     if folder is None:
         return False
-    latest = max(_versions(folder / "_delta_log"), default=None)
+    latest = max(commit_versions(folder / "_delta_log"), default=None)
     if latest is None:
         return None
     try:
@@ -148,7 +148,7 @@ def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
         return False
 
 
-def _versions(log: Path) -> list[int]:
+def commit_versions(log: Path) -> list[int]:
     """The versions of the commit files in a ``_delta_log`` folder (none: no such folder)."""
     try:
         return [int(m.group(1)) for m in map(_COMMIT.match, os.listdir(log)) if m]
@@ -167,7 +167,7 @@ def history(spark, path: str) -> list[Row] | None:
 
     log = folder / "_delta_log"
     found = []
-    for version in sorted(_versions(log), reverse=True):
+    for version in sorted(commit_versions(log), reverse=True):
         entry = log / f"{version:020d}.json"
         try:
             info = _commit_info(entry)
