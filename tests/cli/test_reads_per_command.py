@@ -53,10 +53,10 @@ def reads(monkeypatch):
             seen.by_spark[name] += 1
         return sql(self, query, *args, **kwargs)
 
-    def counted_rows(spark, path, *args, **kwargs):
-        found = rows(spark, path, *args, **kwargs)
+    def counted_rows(folder, *args, **kwargs):
+        found = rows(folder, *args, **kwargs)
         if found is not None:  # else the caller reads it through Spark, counted there
-            seen[table(path)] += 1
+            seen[table(str(folder))] += 1
         return found
 
     monkeypatch.setattr(DataFrameReader, "load", counted_load)

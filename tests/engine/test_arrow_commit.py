@@ -11,7 +11,7 @@ import pytest
 from delta.tables import DeltaTable
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit
+from reasonlake.engine.store import arrow_commit, table_writes
 
 EVENTS = ("stream STRING NOT NULL, s STRING NOT NULL, s_id BIGINT NOT NULL, ts BIGINT NOT NULL, "
           "ts_day BIGINT NOT NULL, line INT, at TIMESTAMP")
@@ -121,8 +121,8 @@ def test_tables_and_paths_it_cannot_take_go_through_spark(spark, tmp_path):
     with pytest.raises(arrow_commit.Unusable):
         arrow_commit.append(spark, "s3a://bucket/table", pl.DataFrame({"seq": [1]}))
     with pytest.raises(Exception, match="CHECK constraint"):  # Spark writes it, and enforces the constraint
-        arrow_commit.append_frame(spark, checked, pl.DataFrame({"seq": [-1]}), "seq BIGINT")
-    arrow_commit.append_frame(spark, checked, pl.DataFrame({"seq": [1]}), "seq BIGINT")
+        table_writes.append_frame(spark, checked, pl.DataFrame({"seq": [-1]}), "seq BIGINT")
+    table_writes.append_frame(spark, checked, pl.DataFrame({"seq": [1]}), "seq BIGINT")
     assert spark.read.format("delta").load(checked).count() == 1
 
 

@@ -44,7 +44,7 @@ def test_a_rebuild_in_the_driver_runs_no_spark_job_and_equals_the_rebuild_throug
         cli, spark, tmp_path, monkeypatch):
     from reasonlake.engine import read
     from reasonlake.engine.reason import budget
-    from reasonlake.engine.store import file_list, foreign_commits, state
+    from reasonlake.engine.store import file_list, session_marks, state
     from reasonlake.engine.store import violations_table as viol
     from reasonlake.engine.store.home import Home
 
@@ -88,7 +88,7 @@ def test_a_rebuild_in_the_driver_runs_no_spark_job_and_equals_the_rebuild_throug
     _same(violations("driver"), violations("spark"), "the violations")
     for name in ("driver", "spark"):
         last = spark.sql(f"DESCRIBE HISTORY delta.`{home.mat_path(name)}` LIMIT 1").first()
-        assert (last.operation, last.userMetadata) == ("WRITE", foreign_commits.rebuild_mark(6000)), (name, last)
+        assert (last.operation, last.userMetadata) == ("WRITE", session_marks.rebuild_mark(6000)), (name, last)
         assert last.operationParameters["mode"] == "Overwrite", (name, last.operationParameters)
     records = {name: state.lineage(home, name)[-1] for name in ("driver", "spark")}
     same = ("close", "mode", "admitted", "derived", "rounds", "violations")

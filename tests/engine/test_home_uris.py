@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonlake.engine.store import locations, object_store, small_tables
+from reasonlake.engine.store import access, locations, object_store
 from reasonlake.engine.store.home import Home, resolve_home
 from reasonlake.errors import HomeError, UsageError
 
@@ -31,11 +31,10 @@ def test_a_uri_home_keeps_its_uri_and_every_table_stays_under_it(uri):
     for path in paths:
         assert isinstance(path, str) and path.startswith(uri + "/"), path
         assert locations.local_path(path) is None, path
-        assert locations.local_folder(_NoSession(), path) is None, path
-        # the readers that list a local table's log say "not mine" rather than look on disk
-        assert small_tables.latest_commit(_NoSession(), path) is False
-        assert small_tables.rows(_NoSession(), path) is None
-        assert small_tables.history(_NoSession(), path) is None
+        # the access mode chosen for it reads nothing on disk and leaves the rows to Spark
+        mode = access.of(_NoSession(), path)
+        assert mode.name == "classic-session" and mode.folder(path) is None, mode
+        assert mode.rows(path) is None and mode.history(path) is None and mode.query({"t": (path, None)}, "", 1) is None
     assert home.sql_name("events") == f"delta.`{uri}/events`"
     assert not Path(uri.split(":", 1)[0] + ":").exists()  # nothing made a folder named after the scheme
 

@@ -6,10 +6,12 @@ without the checksum delta-rs does not write. Called here with the suite's class
 session, which shares this machine's files as the command server does."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
-from reasonlake.engine.store import arrow_commit, foreign_commits, rs_commit, small_tables
+from reasonlake.engine.store import arrow_commit, rs_commit, session_marks, small_tables
 from reasonlake.errors import ConcurrentWriteError
 
 MAT = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, exp_pane BIGINT, rule STRING"
@@ -30,17 +32,17 @@ def test_appends_read_back_as_written_a_retry_is_skipped_and_the_mark_is_kept(sp
     path = str(tmp_path / "records")
     spark.sql(f"CREATE TABLE delta.`{path}` (view STRING NOT NULL, seq BIGINT NOT NULL, n INT) USING DELTA")
     first = pl.DataFrame({"n": [1, None], "seq": [1, 2], "view": ["a", "b"]})  # any column order
-    with foreign_commits.marked(spark):
+    with session_marks.marked(spark):
         assert rs_commit.append(spark, path, first, txn=("ingest", 1)) == 1
     assert rs_commit.append(spark, path, first, txn=("ingest", 1)) is None  # a retried call
     second = pl.DataFrame({"view": ["c"], "seq": [3], "n": [7]})
     assert rs_commit.append(spark, path, second) == 2
     _same(spark, path, pl.concat([first.select("view", "seq", "n"), second]))
     history = {r.version: r.userMetadata for r in spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()}
-    assert history[1] == foreign_commits.MARK and history[2] is None
+    assert history[1] == session_marks.MARK and history[2] is None
     # no checksum beside a delta-rs commit: the driver's reader lists the files itself
     assert not (tmp_path / "records/_delta_log/00000000000000000002.crc").exists()
-    read = small_tables.rows(spark, path, ["view", "seq", "n"])
+    read = small_tables.rows(Path(path), ["view", "seq", "n"])
     assert read is not None
     assert sorted(map(tuple, read)) == sorted(map(tuple, _rows(spark, path).select("view", "seq", "n").collect()))
     with pytest.raises(ValueError, match="NOT NULL column seq"):

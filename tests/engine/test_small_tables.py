@@ -3,10 +3,11 @@ and every table the reader does not know to be plain is left to Spark."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from reasonlake.engine.store import small_tables
+from reasonlake.engine.store import access, small_tables
 
 
 def _spark_rows(spark, path, columns):
@@ -21,13 +22,13 @@ def test_rows_equal_sparks_across_a_column_added_later(spark, tmp_path):
     spark.sql(f"ALTER TABLE delta.`{path}` ADD COLUMNS (ok BOOLEAN)")
     spark.sql(f"INSERT INTO delta.`{path}` VALUES ('c', 3, 4, 1.5, TIMESTAMP '2026-11-27 11:00:00', true)")
     columns = ["name", "n", "k", "x", "at", "ok"]
-    read = small_tables.rows(spark, path, columns)
+    read = small_tables.rows(Path(path), columns)
     assert read is not None, "a plain small table was left to Spark"
     expected = _spark_rows(spark, path, columns)
     assert sorted(map(tuple, read)) == sorted(map(tuple, expected))  # older files: ok is null
     assert [r.name for r in sorted(read)] == ["a", "b", "c"]
-    assert small_tables.rows(spark, path, ["ok", "name"])[0].__fields__ == ["ok", "name"]
-    assert small_tables.latest_commit(spark, path)[0] == 3
+    assert small_tables.rows(Path(path), ["ok", "name"])[0].__fields__ == ["ok", "name"]
+    assert small_tables.latest_commit(Path(path))[0] == 3
 
 
 def test_a_table_of_more_files_than_its_checksum_lists_is_read_from_its_log(spark, tmp_path):
@@ -43,7 +44,7 @@ def test_a_table_of_more_files_than_its_checksum_lists_is_read_from_its_log(spar
     log = tmp_path / "many" / "_delta_log"
     assert "allFiles" not in json.loads((log / f"{3:020d}.crc").read_text()), "the checksum lists the files"
     assert (log / f"{2:020d}.checkpoint.parquet").exists()
-    read = small_tables.rows(spark, path, ["name", "n"])
+    read = small_tables.rows(Path(path), ["name", "n"])
     assert read is not None, "a plain table of many files was left to Spark"
     assert sorted(map(tuple, read)) == sorted(map(tuple, _spark_rows(spark, path, ["name", "n"])))
     assert len(read) == 122
@@ -52,21 +53,22 @@ def test_a_table_of_more_files_than_its_checksum_lists_is_read_from_its_log(spar
 def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path, monkeypatch):
     missing = str(tmp_path / "none")
     with pytest.raises(FileNotFoundError):
-        small_tables.rows(spark, missing, ["a"])
-    assert small_tables.latest_commit(spark, missing) is None
-    assert small_tables.latest_commit(spark, "s3a://bucket/t") is False
+        small_tables.rows(Path(missing), ["a"])
+    assert small_tables.latest_commit(Path(missing)) is None
+    elsewhere = access.of(spark, "s3a://bucket/t")  # not a folder of this machine: Delta answers
+    assert elsewhere.folder("s3a://bucket/t") is None and elsewhere.rows("s3a://bucket/t", ["a"]) is None
 
     parted = str(tmp_path / "parted")
     spark.sql(f"CREATE TABLE delta.`{parted}` (a STRING, p INT) USING DELTA PARTITIONED BY (p)")
     spark.sql(f"INSERT INTO delta.`{parted}` VALUES ('x', 1)")
-    assert small_tables.rows(spark, parted, ["a", "p"]) is None
+    assert small_tables.rows(Path(parted), ["a", "p"]) is None
 
     vectors = str(tmp_path / "vectors")
     spark.sql(f"CREATE TABLE delta.`{vectors}` (a STRING) USING DELTA "
               "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
     spark.sql(f"INSERT INTO delta.`{vectors}` VALUES ('x'), ('y')")
     spark.sql(f"DELETE FROM delta.`{vectors}` WHERE a = 'x'")
-    found = small_tables.rows(spark, vectors, ["a"])
+    found = small_tables.rows(Path(vectors), ["a"])
     log = sorted((tmp_path / "vectors" / "_delta_log").glob("*.crc"))[-1]
     if any(f.get("deletionVector") for f in json.loads(log.read_text())["allFiles"]):
         assert found is None, "rows hidden by a deletion vector were read"
@@ -76,7 +78,7 @@ def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path, monkeypatch):
     nested = str(tmp_path / "nested")
     spark.sql(f"CREATE TABLE delta.`{nested}` (a ARRAY<STRING>) USING DELTA")
     spark.sql(f"INSERT INTO delta.`{nested}` VALUES (array('x'))")
-    assert small_tables.rows(spark, nested, ["a"]) is None
+    assert small_tables.rows(Path(nested), ["a"]) is None
 
     unlisted = str(tmp_path / "unlisted")
     spark.sql(f"CREATE TABLE delta.`{unlisted}` (a STRING) USING DELTA")
@@ -84,15 +86,16 @@ def test_what_it_does_not_know_is_left_to_spark(spark, tmp_path, monkeypatch):
     for crc in (tmp_path / "unlisted" / "_delta_log").glob("*.crc"):
         crc.unlink()
     # no checksum (a commit delta-rs wrote: rs_commit): the log replayed by delta-rs lists the files
-    assert [tuple(r) for r in small_tables.rows(spark, unlisted, ["a"])] == [("x",)]
+    assert [tuple(r) for r in small_tables.rows(Path(unlisted), ["a"])] == [("x",)]
     for crc in (tmp_path / "vectors" / "_delta_log").glob("*.crc"):
         crc.unlink()
-    assert small_tables.rows(spark, vectors, ["a"]) is None  # deletion vectors: Spark reads them
+    assert small_tables.rows(Path(vectors), ["a"]) is None  # deletion vectors: Spark reads them
 
     monkeypatch.setenv("REASONLAKE_SMALL_TABLES", "0")  # turned off: every answer from Delta
-    assert small_tables.rows(spark, nested, ["a"]) is None
-    assert small_tables.latest_commit(spark, nested) is False
-    assert small_tables.history(spark, nested) is None
+    through_delta = access.of(spark, nested)
+    assert through_delta.name == "local-folder" and not through_delta.reads_here
+    assert through_delta.rows(nested, ["a"]) is None and through_delta.history(nested) is None
+    assert through_delta.latest_commit(nested)[0] == 1  # from Delta's log in the JVM
 
 
 def test_history_from_the_log_equals_describe_history(spark, tmp_path):
@@ -103,11 +106,12 @@ def test_history_from_the_log_equals_describe_history(spark, tmp_path):
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
     spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "true")
-    read = small_tables.history(spark, path)
+    read = small_tables.history(Path(path))
     described = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
     assert [(r.version, r.operation, dict(r.operationParameters)) for r in read] == \
         [(r.version, r.operation, dict(r.operationParameters)) for r in described]
     assert "VACUUM START" in {r.operation for r in read}
     for mine, theirs in zip(read, described):  # Delta's timestamp is the commit file's too
         assert abs(mine.timestamp.timestamp() - theirs.timestamp.timestamp()) < 1.0
-    assert small_tables.history(spark, "s3a://bucket/t") is None
+    assert small_tables.history(Path(path), limit=2) == read[:2]
+    assert access.of(spark, "s3a://bucket/t").history("s3a://bucket/t") is None

@@ -3,7 +3,7 @@ commit to the table, by anyone, makes the next read go to the table."""
 from __future__ import annotations
 
 from reasonlake.engine.reason import resident
-from reasonlake.engine.store import foreign_commits, table_cache
+from reasonlake.engine.store import session_marks, table_cache
 from tests.cli.helpers import TYPE, ex, jsonl, simple_view
 
 
@@ -40,11 +40,11 @@ def test_a_write_from_elsewhere_makes_the_next_close_read_the_table(cli, spark, 
     # Another reasonlake writer (another process: its commits carry the mark, so the slide
     # goes on from them) removes a5's Agent type: the kept facts no longer equal the table.
     drop_agent = "DELETE FROM delta.`{}/mat_v` WHERE s = {} AND o = {}"
-    with foreign_commits.marked(spark):
+    with session_marks.marked(spark):
         spark.sql(drop_agent.format(cli.home, _id(lake, "a5"), _id(lake, "Agent")))
     assert resident.take(lake.home, "v", fingerprint) is None
     resident.keep(lake.home, "v", fingerprint, facts)  # even when kept again by mistake ...
-    with foreign_commits.marked(spark):
+    with session_marks.marked(spark):
         spark.sql(drop_agent.format(cli.home, _id(lake, "a4"), _id(lake, "Agent")))
     cli("slide", "v", "--until", "6000")  # ... the close reads the table: both deletions stay
     exported = cli("export", "v")

@@ -19,7 +19,7 @@ from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import NAME_PATTERN
 from reasonlake.engine import arrow_bridge
 from reasonlake.engine.arrow_bridge import to_spark
-from reasonlake.engine.store import driver_reads, log_upkeep, table_cache
+from reasonlake.engine.store import driver_reads, table_cache
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import ITEM_SCHEMA
 from reasonlake.engine.timing import step
@@ -262,7 +262,7 @@ def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: 
             .option("txnAppId", f"late-{view}").option("txnVersion", seq)
             .save(home.path("late"))
         )
-        log_upkeep.tend(home.path("late"))
+        home.access.after_write(home.path("late"))
     return count
 
 

@@ -328,6 +328,6 @@ def _plain(value):
 def _record(home: Home, outcome: Outcome, run: str) -> None:
     rows = [(outcome.view, outcome.close, outcome.version, run, r.suite, r.expectation, r.kwargs, r.success,
              r.observed, r.unexpected) for r in outcome.results]
-    from reasonlake.engine.store import arrow_commit
+    from reasonlake.engine.store import table_writes
 
-    arrow_commit.append_rows(home.spark, home.path("expectations"), rows, EXPECTATION_SCHEMA)
+    table_writes.append_rows(home.spark, home.path("expectations"), rows, EXPECTATION_SCHEMA)

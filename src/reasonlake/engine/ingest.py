@@ -16,7 +16,7 @@ import polars as pl
 from reasonlake.engine import admit, already_ingested, faults, ingest_log
 from reasonlake.engine.ingest_log import IngestReport
 from reasonlake.engine.progress import Progress, Steps
-from reasonlake.engine.store import arrow_commit, lease, table_cache
+from reasonlake.engine.store import lease, table_cache, table_writes
 from reasonlake.engine.store.dictionary import (
     append_terms,
     driver_term_ids,
@@ -127,11 +127,11 @@ def _commit_held(home: Home, stream: str, files: list[_Read], allow_duplicate: b
     rejected = [(stream, f.file, r.line, r.raw, r.reason, seq)
                 for f, seq in zip(files, seqs) for r in f.parsed.rejected]
     if rejected:
-        arrow_commit.append_rows(home.spark, home.path("quarantine"), rejected, QUARANTINE_SCHEMA, txn=txn)
+        table_writes.append_rows(home.spark, home.path("quarantine"), rejected, QUARANTINE_SCHEMA, txn=txn)
     before = table_cache.latest_commit(home.spark, home.path("ingests"))
     records = [(seq, stream, f.file, f.sha, f.count, len(f.parsed.rejected))
                for f, seq in zip(files, seqs)]
-    arrow_commit.append_rows(home.spark, home.path("ingests"), records, INGEST_SCHEMA, txn=txn)
+    table_writes.append_rows(home.spark, home.path("ingests"), records, INGEST_SCHEMA, txn=txn)
     ingest_log.committed(home, ingested, before, records)
     return [IngestReport(
         file=f.file, seq=seq, items=f.count, quarantined=len(f.parsed.rejected),
@@ -171,7 +171,7 @@ def _commit_events(home: Home, stream: str, files: list[_Read], seqs: list[int],
         # the two leaves events no ingest record makes visible
         appended = beside.submit(append_terms, home.spark, home.path("terms"), unseen)
         before = table_cache.latest_commit(home.spark, home.path("events"))
-        arrow_commit.append_frame(home.spark, home.path("events"), events, EVENT_SCHEMA, txn=txn)
+        table_writes.append_frame(home.spark, home.path("events"), events, EVENT_SCHEMA, txn=txn)
         admit.after_ingest(home, stream, seqs[-1], before, events)
         appended.result()
 

@@ -220,7 +220,7 @@ class _Batches:
         from reasonlake.engine.ingest import BATCH_BYTES
 
         home = self.home
-        if locations.is_connect(home.spark) or locations.local_folder(home.spark, home.root) is None:
+        if locations.is_connect(home.spark) or home.access.folder(home.root) is None:
             return None
         with step("run: list"):
             names = [r.path for r in files.where(self.supported).select("path").collect()]

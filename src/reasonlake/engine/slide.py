@@ -15,7 +15,7 @@ from reasonlake.engine import collector
 from reasonlake.engine.admit import next_event_time
 from reasonlake.engine.compiled import Compiled, compile_view
 from reasonlake.engine.progress import Progress, Steps
-from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
+from reasonlake.engine.store import delta_sql, foreign_commits, lease, session_marks, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
@@ -89,7 +89,7 @@ def _slide(home: Home, view: str, until: int, progress: Progress | None) -> list
 
 def _undo_crashed_close(home: Home, view: str, last: state.Published, commits: list) -> None:
     """The table put back as it was before a close that stopped half-way (a crash, a kill)
-    after its expiry or its publish: its commits carry its close (``foreign_commits.closing``).
+    after its expiry or its publish: its commits carry its close (``session_marks.closing``).
 
     Redone on top of those commits, the close would leave the same table (every step is
     idempotent) but find nothing left to expire and nothing new to derive, and record that:
@@ -111,7 +111,7 @@ def _undo_crashed_close(home: Home, view: str, last: state.Published, commits: l
         return
     try:
         # marked as part of that close: a redo stopped again is undone back to the same version
-        with step("undo a crashed close"), foreign_commits.closing(home.spark, crashed[-1].slid_close):
+        with step("undo a crashed close"), session_marks.closing(home.spark, crashed[-1].slid_close):
             delta_sql.restore(home.spark, home.mat_path(view), first - 1)
     except Exception as exc:  # its files vacuumed since: the redo goes on from the crashed commits
         import sys
@@ -127,7 +127,7 @@ def process_close(
 ) -> state.Published:
     """One close, step by step (``close``): where it runs is decided once, at its start."""
     lease.check(home, compiled.decl.name)  # another writer took the view meanwhile: publish nothing
-    with foreign_commits.closing(home.spark, close):  # its commits say which close they belong to
+    with session_marks.closing(home.spark, close):  # its commits say which close they belong to
         run = close_steps.start(home, compiled, close, last, upto_seq, seq)
         run.expire()  # whole partitions (or the driver's rows) past the window
         run.admit()  # the new pane, late arrivals recorded

@@ -22,7 +22,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine import already_ingested, faults, ingest_log
-from reasonlake.engine.store import log_upkeep, table_cache
+from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.dictionary import (
     append_terms,
     few_unseen_terms,
@@ -325,13 +325,13 @@ def _write(home: Home, stream: str, parsed: Parsed, ingested, *, allow_duplicate
         "at", F.current_timestamp())
     if any(s.rejected for s in parsed.sources):
         bad.write.format("delta").mode("append").options(**txn).save(home.path("quarantine"))
-        log_upkeep.tend(home.path("quarantine"))
+        home.access.after_write(home.path("quarantine"))
     records = [(seqs[s.file], stream, s.file, s.sha256, s.items, s.rejected) for s in parsed.sources]
     before = table_cache.latest_commit(home.spark, home.path("ingests"))
     with step("ingest: record"):
         home.spark.createDataFrame(records, INGEST_SCHEMA).withColumn("at", F.current_timestamp()).write.format(
             "delta").mode("append").options(**txn).save(home.path("ingests"))
-        log_upkeep.tend(home.path("ingests"))
+        home.access.after_write(home.path("ingests"))
     ingest_log.committed(home, ingested, before, records)
     return _reports(parsed, records, bad, notes, already) + unchanged
 
@@ -375,7 +375,7 @@ def _write_events(home: Home, stream: str, items, count: int, txn: dict) -> None
         appended = beside.submit(append_terms, spark, home.path("terms"), unseen) if unseen is not None else None
         if count:
             events.write.format("delta").mode("append").options(**txn).save(home.path("events"))
-            log_upkeep.tend(home.path("events"))
+            home.access.after_write(home.path("events"))
         if appended is not None:
             appended.result()
 

@@ -9,7 +9,7 @@ from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import faults
-from reasonlake.engine.store import delta_sql, foreign_commits, lease, state
+from reasonlake.engine.store import delta_sql, lease, session_marks, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as violations
 from reasonlake.engine.store.dictionary import register_vocabulary
@@ -100,7 +100,7 @@ def create_view(home: Home, checked: CheckedView, *, now: int) -> CreateReport:
             return CreateReport(outcome="updated (same content)", **report)
         return CreateReport(outcome="unchanged", **report)
     if not checked.existing:  # nothing can be writing a view that does not exist yet
-        with foreign_commits.marked(home.spark):
+        with session_marks.marked(home.spark):
             return _create(home, checked, report, now)
     with lease.writing(home, decl.name, "view create"):  # a slide of the old definition must not overlap
         return _create(home, checked, report, now)

@@ -13,20 +13,17 @@ Used only where that is sure to be the same table a Spark write would leave: a c
 session (Delta's JVM classes at hand, not Spark Connect, not a Databricks runtime, whose
 Delta build differs) over a local path, and a table without the features a Spark write
 enforces or fills in beyond NOT NULL (column mapping, CHECK constraints, generated or
-identity columns, row tracking, the change data feed). Everywhere else the caller writes
-through Spark, except a Spark Connect session over a home this process shares with its
-server, whose commits go through delta-rs the same way (``rs_commit``).
-``REASONLAKE_ARROW_COMMIT=0`` turns both off.
+identity columns, row tracking, the change data feed). Which writer a home's commits take
+is its access mode's choice (``access``): this one for a local folder on a classic session,
+``rs_commit`` for a local folder shared with a Spark Connect server, Spark elsewhere.
 """
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -43,29 +40,13 @@ _RANGED = {"long", "integer", "short", "byte"}
 _SAFE_PARTITION_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
-def _turned_off() -> bool:
-    return os.environ.get("REASONLAKE_ARROW_COMMIT") == "0" or bool(os.environ.get("DATABRICKS_RUNTIME_VERSION"))
-
-
 def _jvm(spark):
-    if _turned_off():
-        raise Unusable("turned off")
     from reasonlake.engine.store import classic
 
     found = classic.jvm(spark)
     if found is None:  # Spark Connect: no JVM in this process
         raise Unusable("no JVM")
     return found
-
-
-def _through_delta_rs(spark) -> bool:
-    """A session without a JVM in this process (Spark Connect): the driver's commits go
-    through ``rs_commit`` instead, where it can take them."""
-    if _turned_off():
-        return False
-    from reasonlake.engine.store import classic
-
-    return classic.jvm(spark) is None
 
 
 @dataclass
@@ -193,10 +174,6 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     Delta's ``txnAppId``/``txnVersion`` options do. Returns the version committed, None
     when nothing was; raises Unusable (before writing anything) when the caller must write
     through Spark."""
-    if _through_delta_rs(spark):
-        from reasonlake.engine.store import rs_commit
-
-        return rs_commit.append(spark, path, frame, txn=txn)
     table = _open(spark, path)
     if txn is not None and _known_version(table, txn[0]) >= txn[1]:
         return None
@@ -218,11 +195,6 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     ``replaceWhere`` on the partition column, ``predicate`` its text in the history (None:
     every partition is replaced, an overwrite of the whole table). ``user_metadata``: the
     commit's, instead of the session's mark."""
-    if _through_delta_rs(spark):
-        from reasonlake.engine.store import rs_commit
-
-        return rs_commit.replace_partitions(spark, path, frame, column=column, replaced=replaced, predicate=predicate,
-                                            user_metadata=user_metadata)
     table = _open(spark, path)
     planned = _planned_files(table, typed(table, frame))
     outside_partitions(table, [values[column] for values, _ in planned], path, column, replaced, predicate)
@@ -283,10 +255,6 @@ def rewrite_small(spark, path: str, change):
     None to write nothing; an answer), and the answer is returned. Raises Unusable where
     the caller must go through Spark, and Delta's concurrent-modification errors when
     another writer committed first (read again and retry)."""
-    if _through_delta_rs(spark):
-        from reasonlake.engine.store import rs_commit
-
-        return rs_commit.rewrite_small(spark, path, change)
     table = _open(spark, path)
     if table.partitions:
         raise Unusable(f"{path} is partitioned")
@@ -333,27 +301,3 @@ def _known_version(table: _Table, app_id: str) -> int:
         table.txn.readTxn().addOne(app_id)
         return max((t["version"] for t in known if t.get("appId") == app_id), default=-1)
     return int(table.txn.txnVersion(app_id))
-
-
-def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
-                 txn: tuple[str, int] | None = None) -> None:
-    """``append``, or where the table or the session cannot take it, the same rows through
-    Spark (typed by ``schema``, with Delta's ``txnAppId``/``txnVersion`` for ``txn``)."""
-    try:
-        append(spark, path, frame, txn=txn)
-    except Unusable:
-        from reasonlake.engine.arrow_bridge import to_spark
-
-        writer = to_spark(spark, frame, schema).write.format("delta").mode("append")
-        if txn is not None:
-            writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
-        writer.save(path)
-        log_upkeep.tend(path)
-
-
-def append_rows(spark, path: str, rows: list[tuple], schema: str, *, txn: tuple[str, int] | None = None) -> None:
-    """Records (tuples in ``schema``'s order) appended with the time of writing as ``at``."""
-    names = [part.split()[0] for part in schema.split(", ")]
-    frame = pl.DataFrame(rows, schema=names, orient="row", infer_schema_length=None).with_columns(
-        pl.lit(datetime.now(timezone.utc)).alias("at"))
-    append_frame(spark, path, frame, f"{schema}, at TIMESTAMP", txn=txn)

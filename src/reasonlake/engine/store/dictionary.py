@@ -12,7 +12,7 @@ import xxhash
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import log_upkeep
+from reasonlake.engine.store import access
 from reasonlake.errors import TermCollisionError
 
 _SIGN = -(2**63)
@@ -133,12 +133,12 @@ def unseen_terms(spark, terms_path: str, fresh: pl.DataFrame) -> pl.DataFrame:
 
 def append_terms(spark, terms_path: str, unseen: pl.DataFrame) -> None:
     """Append what unseen_terms found (one commit), keeping the process's checks current."""
-    from reasonlake.engine.store import arrow_commit, table_cache
+    from reasonlake.engine.store import table_cache, table_writes
 
     if unseen.is_empty():
         return
     before = table_cache.latest_commit(spark, terms_path)
-    arrow_commit.append_frame(spark, terms_path, unseen.select("id", "term"), "id BIGINT, term STRING")
+    table_writes.append_frame(spark, terms_path, unseen.select("id", "term"), "id BIGINT, term STRING")
     added = unseen.select("id", "check")
     table_cache.after_own_commit(spark, terms_path, ("term checks",), before, lambda kept: pl.concat([kept, added]))
 
@@ -202,7 +202,7 @@ def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
     new = unseen.select("id", "term")
     if not new.isEmpty():
         new.write.format("delta").mode("append").save(terms_path)
-        log_upkeep.tend(terms_path)
+        access.of(spark, terms_path).after_write(terms_path)
 
 
 def decode(df: DataFrame, terms: DataFrame, columns: dict[str, str]) -> DataFrame:

@@ -9,23 +9,20 @@ DataFusion engine takes a fraction of a second: it reads the log (checkpoints, p
 values and deletion vectors included) and runs the join in this process.
 
 None is returned, and the caller reads through Spark, wherever this reader cannot be
-trusted to see what Spark sees: a home that is not a local folder or a session that does
-not see this machine's files (``locations.local_folder``), tables larger than
+trusted to see what Spark sees: a home whose access mode does not read its files here (not
+a local folder, or a session that does not see this machine's files: ``access``), tables larger than
 ``REASONLAKE_DRIVER_READ_MB`` (default 128 MB of Parquet together: the rows are held
 in the driver's memory),
 and any table or feature delta-rs refuses (the error is not the user's: Spark then reads).
 """
 from __future__ import annotations
 
-import logging
 import os
 
 import pyarrow as pa
 
-from reasonlake.engine.store import locations
+from reasonlake.engine.store import access
 from reasonlake.engine.store import view_decoding as decoding
-
-log = logging.getLogger(__name__)
 
 
 def limit_bytes() -> int:
@@ -36,26 +33,10 @@ def query(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
           max_bytes: int | None = None) -> pa.Table | None:
     """``sql`` (DataFusion's dialect) over ``tables`` (name -> (path, version or None for
     the latest)), or None where Spark must read them, or where their files hold more than
-    ``max_bytes`` (``limit_bytes()`` unless given)."""
-    folders = {name: locations.local_folder(spark, path) for name, (path, _) in tables.items()}
-    if any(folder is None for folder in folders.values()):
-        return None
-    try:
-        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
-
-        opened = {name: deltalake.DeltaTable(str(folders[name]), version=version)
-                  for name, (_, version) in tables.items()}
-        size = sum(sum(pa.table(t.get_add_actions(flatten=True)).column("size_bytes").to_pylist())
-                   for t in opened.values())
-        if size > (limit_bytes() if max_bytes is None else max_bytes):
-            return None
-        builder = deltalake.QueryBuilder()
-        for name, table in opened.items():
-            builder = builder.register(name, table)
-        return pa.table(builder.execute(sql).read_all())
-    except Exception as exc:  # a feature or version delta-rs refuses: Spark reads, and says what is wrong
-        log.debug("read through Spark: %s", exc)
-        return None
+    ``max_bytes`` (``limit_bytes()`` unless given). The tables are one home's: its access
+    mode reads them (``access``)."""
+    first = next(iter(tables.values()))[0]
+    return access.of(spark, first).query(tables, sql, limit_bytes() if max_bytes is None else max_bytes)
 
 
 def view_rows(home, view: str, version: int | None, at: int, columns: list[str] | str,

@@ -16,83 +16,16 @@ before them and redoes that close (``slide``, decision 0033).
 """
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from reasonlake.engine.store import classic, table_cache
+from reasonlake.engine.store.session_marks import MARK, REBUILD, SLIDE
 from reasonlake.errors import CloseError, ForeignCommitError
 
-MARK = "reasonlake"
-# Delta writes this session setting into every commit's commitInfo.userMetadata (a
-# writer's own userMetadata option wins: commit_marks' "reasonlake seq=N" starts the same)
-_CONF = "spark.databricks.delta.commitInfo.userMetadata"
 # operations that change no rows, for sessions that can only read the history as a table
 MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
                 "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
                 "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
-
-
-# session -> how many blocks of this process mark its commits now: the setting is the
-# session's, shared by threads (an ingest beside a slide), so only the last block out unsets it
-_MARKING: dict[int, tuple[int, str | None]] = {}
-# session -> the mark of the close a slide of this process is processing (``closing``)
-_CLOSING: dict[int, str] = {}
-_MARKING_LOCK = threading.Lock()
-
-
-@contextmanager
-def marked(spark):
-    """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant, and
-    across threads: the mark stays until every block has ended)."""
-    key = id(spark)
-    with _MARKING_LOCK:
-        depth, previous = _MARKING.get(key, (0, None))
-        if depth == 0:
-            previous = spark.conf.get(_CONF, None)
-            spark.conf.set(_CONF, MARK)
-        _MARKING[key] = (depth + 1, previous)
-    try:
-        yield
-    finally:
-        with _MARKING_LOCK:
-            depth, previous = _MARKING.pop(key)
-            if depth > 1:
-                _MARKING[key] = (depth - 1, previous)
-            elif previous is None:
-                spark.conf.unset(_CONF)
-            else:
-                spark.conf.set(_CONF, previous)
-
-
-@contextmanager
-def closing(spark, close: int):
-    """Inside ``marked``: the session's commits carry ``slide_mark(close)`` meanwhile, so that
-    a slide finding them after its last recorded close knows that this close stopped half-way
-    (decision 0033). A commit another thread makes meanwhile carries it too, and stays a
-    reasonlake commit; the close's own are all marked, which is what the slide needs."""
-    key = id(spark)
-    with _MARKING_LOCK:
-        refining = key in _MARKING and key not in _CLOSING
-        if refining:
-            _CLOSING[key] = slide_mark(close)
-            spark.conf.set(_CONF, _CLOSING[key])
-    try:
-        yield
-    finally:
-        if refining:
-            with _MARKING_LOCK:
-                del _CLOSING[key]
-                if key in _MARKING:
-                    spark.conf.set(_CONF, MARK)
-
-
-def mark_of(spark) -> str | None:
-    """The mark the session's commits carry now (None: no block marks them): for commits
-    this process writes itself (``rs_commit``), which the setting does not reach."""
-    with _MARKING_LOCK:
-        key = id(spark)
-        return _CLOSING.get(key, MARK) if key in _MARKING else None
 
 
 @dataclass(frozen=True)
@@ -110,30 +43,16 @@ class Commit:
     @property
     def rebuilt_close(self) -> int | None:
         """The close a rebuild's commit holds (``rebuild_mark``), else None."""
-        if self.mark and self.mark.startswith(_REBUILD):
-            return int(self.mark[len(_REBUILD):])
+        if self.mark and self.mark.startswith(REBUILD):
+            return int(self.mark[len(REBUILD):])
         return None
 
     @property
     def slid_close(self) -> int | None:
         """The close of a slide this commit belongs to (``slide_mark``), else None."""
-        if self.mark and self.mark.startswith(_SLIDE):
-            return int(self.mark[len(_SLIDE):])
+        if self.mark and self.mark.startswith(SLIDE):
+            return int(self.mark[len(SLIDE):])
         return None
-
-
-_REBUILD = f"{MARK} rebuild close="
-_SLIDE = f"{MARK} slide close="
-
-
-def rebuild_mark(close: int) -> str:
-    """The ``userMetadata`` of a rebuild's commit: the close the table holds after it."""
-    return f"{_REBUILD}{close}"
-
-
-def slide_mark(close: int) -> str:
-    """The ``userMetadata`` of a commit a slide makes while it processes ``close``."""
-    return f"{_SLIDE}{close}"
 
 
 def check(spark, view: str, path: str, recorded: int, recorded_close: int | None = None) -> list[Commit]:

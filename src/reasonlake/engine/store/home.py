@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine.store import migrations, process_cache, table_cache
+from reasonlake.engine.store import access, migrations, process_cache, table_cache
 from reasonlake.engine.store.process_cache import ProcessCache
 from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
 
@@ -55,6 +55,12 @@ class Home:
         driver, answers from small tables); ``home.cache.clear()`` drops it."""
         return process_cache.of(self.spark)
 
+    @property
+    def access(self):
+        """How this process reaches the home's tables (``access``: one mode for the home and
+        the session, chosen on first use)."""
+        return access.of(self.spark, self.root)
+
     def path(self, table: str) -> str:
         return f"{self.root}/{table}"
 
@@ -63,13 +69,11 @@ class Home:
 
     def small_rows(self, name: str, columns: list[str], where: tuple[str, object] | None = None) -> list:
         """A small system table's rows (``columns`` of them; with ``where`` = (column, value),
-        those whose column holds value): read here from its files where the home is a local
-        folder (``small_tables``: no Spark job), else through Spark."""
+        those whose column holds value): read by the home's access mode where it reads the
+        files itself (a local folder: no Spark job), else through Spark."""
         from pyspark.sql import functions as F
 
-        from reasonlake.engine.store import small_tables
-
-        found = small_tables.rows(self.spark, self.path(name), columns)
+        found = self.access.rows(self.path(name), columns)
         if found is not None:
             return found if where is None else [r for r in found if r[where[0]] == where[1]]
         table = self.table(name) if where is None else self.table(name).where(F.col(where[0]) == where[1])

@@ -8,7 +8,7 @@ runner's closes) first takes the view's lease with a MERGE that succeeds only wh
 row is free, expired or already its own, then reads the row back: whoever's name is there
 holds it. Two MERGEs racing for the row both read its file, so Delta lets one commit and
 the other fail with a concurrent-modification error; that one retries and finds the row
-taken. Where the driver can commit to the table itself (``arrow_commit``: a local home, on
+taken. Where the driver can commit to the table itself (the home's access mode: a local home, on
 a classic session or a Spark Connect one whose server shares this machine's files) the
 same compare-and-set runs without a Spark job: the driver reads the few rows, decides, and
 commits their replacement in a transaction that read the whole table (or, through
@@ -43,7 +43,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from reasonlake.engine.store import arrow_commit, foreign_commits
+from reasonlake.engine.store import access, session_marks
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import ConcurrentWriteError, WriterBusyError
 
@@ -223,9 +223,9 @@ def _attempt(home: Home, view: str, command: str, waiting_since: int | None = No
     for _ in range(20):
         try:
             try:  # a compare-and-set commit from the driver: no Spark job
-                return arrow_commit.rewrite_small(home.spark, home.path(TABLE),
-                                                  lambda rows: _decide(rows, view, command, waiting_since))
-            except arrow_commit.Unusable:
+                return home.access.rewrite_small(
+                    home.path(TABLE), lambda rows: _decide(rows, view, command, waiting_since))
+            except access.Unusable:
                 other, free = _attempt_through_spark(home, view, command, free)
                 if other is not _AGAIN:
                     return other
@@ -246,8 +246,8 @@ def _hand_back(home: Home, view: str) -> None:
         return rows.with_columns(pl.when(ours).then(0).otherwise(pl.col("until")).alias("until")), None
 
     try:
-        arrow_commit.rewrite_small(home.spark, home.path(TABLE), change)
-    except arrow_commit.Unusable:
+        home.access.rewrite_small(home.path(TABLE), change)
+    except access.Unusable:
         home.spark.sql(f"UPDATE {home.sql_name(TABLE)} SET until = 0 "
                        f"WHERE view = {_quote(view)} AND holder = {_quote(HOLDER)}")
 
@@ -280,8 +280,8 @@ def _leave_queue(home: Home, view: str) -> None:
         return (None if rows.filter(ticket).is_empty() else rows.filter(~ticket)), None
 
     try:
-        arrow_commit.rewrite_small(home.spark, home.path(TABLE), change)
-    except Exception:  # arrow_commit.Unusable (no tickets there) or a race: it ends by itself
+        home.access.rewrite_small(home.path(TABLE), change)
+    except Exception:  # access.Unusable (no tickets there) or a race: it ends by itself
         pass
 
 
@@ -327,7 +327,7 @@ def writing(home: Home, view: str, command: str, *, sticky: bool = True, wait_s:
                 threading.Thread(target=_renew, args=(view, command, held, held.stop), daemon=True,
                                  name=f"reasonlake-lease-{view}").start()
         try:
-            with foreign_commits.marked(home.spark):  # the writer's commits say whose they are
+            with session_marks.marked(home.spark):  # the writer's commits say whose they are
                 yield
         finally:
             with _LOCK:

@@ -1,11 +1,10 @@
-"""Where a table is, and whether this process can reach its files itself: the facts every way
-of reaching a Delta table starts from (a local folder or a URI; a classic session, which
-shares this machine's files, or a Spark Connect one, which shares them only when its server
-runs here).
+"""Where a table is, and whether this process can reach its files itself: the facts the
+access mode of a home is chosen from (``access``: a local folder or a URI; a classic session,
+which shares this machine's files, or a Spark Connect one, which shares them only when its
+server runs here).
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -45,13 +44,3 @@ def sees_our_files(spark) -> bool:
     except (AttributeError, ValueError):
         return False
     return host in ("localhost", "127.0.0.1", "::1")
-
-
-def local_folder(spark, path: str) -> Path | None:
-    """The table's folder where this process may read its files itself: a local path, the
-    reader not turned off (``REASONLAKE_SMALL_TABLES=0``), and a session that sees this
-    machine's files."""
-    folder = local_path(path)
-    if folder is None or os.environ.get("REASONLAKE_SMALL_TABLES") == "0" or not sees_our_files(spark):
-        return None
-    return folder

@@ -5,7 +5,7 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, delta_sql, log_upkeep, table_log, view_decoding
+from reasonlake.engine.store import access, delta_sql, log_upkeep, session_marks, table_log, view_decoding
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.locations import local_path
 from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
@@ -133,10 +133,10 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
         return pane in touched or (drop_upto is not None and pane <= drop_upto)
 
     try:  # written by the driver, committed by Delta: a file per pane, no Spark job
-        arrow_commit.replace_partitions(home.spark, home.mat_path(view), rows, column="exp_pane",
-                                        replaced=replaced, predicate=condition)
+        home.access.replace_partitions(home.mat_path(view), rows, column="exp_pane",
+                                                            replaced=replaced, predicate=condition)
         return True
-    except arrow_commit.Unusable:
+    except access.Unusable:
         pass
     if rows.height > REPLACE_ROWS:
         return False
@@ -146,7 +146,7 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
         .write.format("delta").mode("overwrite").option("replaceWhere", condition)
         .save(home.mat_path(view))
     )
-    log_upkeep.tend(home.mat_path(view))
+    home.access.after_write(home.mat_path(view))
     return True
 
 
@@ -155,29 +155,27 @@ def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, c
     driver and committed by Delta (``arrow_commit``), a file per pane and no Spark job,
     where the session and the home allow it; else the same rows through Spark."""
     from reasonlake.engine.arrow_bridge import to_spark
-    from reasonlake.engine.store import foreign_commits
 
     rows = facts.select("s", "p", "o", "origin", pane_of("origin", window).alias("exp_pane"), "rule")
     try:
-        arrow_commit.replace_partitions(home.spark, home.mat_path(view), rows, column="exp_pane",
-                                        replaced=lambda pane: True, predicate=None,
-                                        user_metadata=foreign_commits.rebuild_mark(close))
-    except arrow_commit.Unusable:
+        home.access.replace_partitions(
+            home.mat_path(view), rows, column="exp_pane", replaced=lambda pane: True, predicate=None,
+            user_metadata=session_marks.rebuild_mark(close))
+    except access.Unusable:
         overwrite(home, view, window, to_spark(home.spark, facts.select(FACT_COLUMNS), FACT_SCHEMA), close)
 
 
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: int | None = None) -> None:
     """Replace the whole table in one commit (rebuild); the commit names the ``close`` it
     holds, so a slide can tell a rebuild that stopped before recording it."""
-    from reasonlake.engine.store import foreign_commits
 
     write = facts.select(
         "s", "p", "o", "origin", expiration_pane("origin", window).alias("exp_pane"), "rule"
     ).write.format("delta").mode("overwrite")
     if close is not None:
-        write = write.option("userMetadata", foreign_commits.rebuild_mark(close))
+        write = write.option("userMetadata", session_marks.rebuild_mark(close))
     write.save(home.mat_path(view))
-    log_upkeep.tend(home.mat_path(view))
+    home.access.after_write(home.mat_path(view))
 
 
 def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame, changes: DataFrame,
@@ -216,4 +214,4 @@ def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame
         .write.format("delta").mode("overwrite").option("replaceWhere", f"exp_pane IN ({literal})")
         .save(home.mat_path(view))
     )
-    log_upkeep.tend(home.mat_path(view))
+    home.access.after_write(home.mat_path(view))

@@ -32,6 +32,8 @@ class ProcessCache:
     # (home, view, query) -> (close, version, text, answer, the view's triples there)
     # (``continuous_queries``: the previous answer IStream and DStream compare with)
     query_answers: dict = field(default_factory=dict)
+    # (a local path?, reads here?, commits here?) -> the access mode chosen  (``access``)
+    access: dict = field(default_factory=dict)
 
     def clear(self) -> None:
         """Drop everything kept (file lists being built are waited for first: they hold
@@ -44,6 +46,7 @@ class ProcessCache:
         self.read_once.clear()
         self.file_lists.clear()
         self.query_answers.clear()
+        self.access.clear()
 
 
 # id(session) -> (session, its cache). The session is kept beside its id so that an id

@@ -18,7 +18,7 @@ from __future__ import annotations
 import polars as pl
 
 from reasonlake.declare.queries import QueryDecl
-from reasonlake.engine.store import arrow_commit, foreign_commits, locations, table_log
+from reasonlake.engine.store import access, session_marks, table_log
 from reasonlake.engine.store.home import Home
 
 CLOSE, VERSION = "close", "view_version"
@@ -44,13 +44,14 @@ def replace_from(home: Home, view: str, query: QueryDecl, rows: pl.DataFrame, cl
 
 def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) -> bool:
     """The commit written by delta-rs in this process; False where Spark must write it."""
-    folder = locations.local_folder(home.spark, where)
-    if folder is None or arrow_commit._turned_off():
+    mode = access.of(home.spark, where)
+    folder = mode.folder(where)
+    if folder is None or not mode.writes_here:
         return False
     import deltalake
     from deltalake import CommitProperties, write_deltalake
 
-    mark = foreign_commits.mark_of(home.spark)
+    mark = session_marks.mark_of(home.spark)
     properties = CommitProperties(custom_metadata={"userMetadata": mark} if mark else None)
     if not deltalake.DeltaTable.is_deltatable(str(folder)):
         write_deltalake(str(folder), rows.to_arrow(), mode="append", commit_properties=properties)

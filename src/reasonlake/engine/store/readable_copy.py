@@ -27,7 +27,7 @@ import json
 
 import pyarrow as pa
 
-from reasonlake.engine.store import delta_sql, driver_reads, locations
+from reasonlake.engine.store import access, delta_sql, driver_reads, table_log
 from reasonlake.engine.store.foreign_commits import MAINTENANCE
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
@@ -57,17 +57,12 @@ def _mark(home: Home, view: str) -> dict | None:
     """The close and view-table version the copy's latest data commit shows (commits that
     change no row, a vacuum's, are passed over); None: no copy, or its latest data commit is
     not one this module wrote."""
-    folder = locations.local_folder(home.spark, path(home, view))
+    where = path(home, view)
     try:
-        if folder is not None:
-            import deltalake
-
-            if not deltalake.DeltaTable.is_deltatable(str(folder)):
-                return None
-            commits = [(c.get("operation"), c.get("userMetadata")) for c in deltalake.DeltaTable(str(folder)).history(10)]
-        else:
-            commits = [(r.operation, r.userMetadata) for r in
-                       delta_sql.history(home.spark, path(home, view), 10).select("operation", "userMetadata").collect()]
+        if not table_log.is_delta(home.spark, where):
+            return None
+        commits = [(r.operation, r.userMetadata) for r in
+                   table_log.history(home.spark, where, ["operation", "userMetadata"], 10)]
         text = next((note for operation, note in commits if operation not in MAINTENANCE), None)
         mark = json.loads(text) if text else None
     except Exception:  # no table there, or one without our mark: written again whole
@@ -86,10 +81,11 @@ def _touched_panes(home: Home, view: str, mark: dict, version: int) -> set[int] 
         return set()
     mat = home.mat_path(view)
     names = [f"{mat}/_delta_log/{v:020d}.json" for v in range(since + 1, version + 1)]
-    folder = locations.local_folder(home.spark, mat)
+    folder = access.of(home.spark, mat).folder(mat)
     try:
         if folder is not None:
-            actions = [json.loads(line) for name in names for line in open(locations.local_path(name))]
+            actions = [json.loads(line) for v in range(since + 1, version + 1)
+                       for line in open(folder / "_delta_log" / f"{v:020d}.json")]
             found = [a[kind].get("partitionValues", {}).get(PANE) for a in actions for kind in ("add", "remove") if kind in a]
         else:
             from pyspark.sql import functions as F
@@ -130,7 +126,8 @@ def _note(record) -> str:
 
 def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> bool:
     """The copy's commit by delta-rs in this process; False, writing nothing, where Spark must."""
-    folder = locations.local_folder(home.spark, path(home, view))
+    where = path(home, view)
+    folder = access.of(home.spark, where).folder(where)
     if folder is None:
         return False
     try:

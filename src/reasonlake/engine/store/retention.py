@@ -119,7 +119,7 @@ def pinned(home: Home, path: str, version: int) -> int | None:
     if commit is not None and commit[0] == version:
         return None
     latest = commit[0] if commit is not None else None
-    rows = delta_sql.history(home.spark, path, (latest - version) if latest is not None else None).select("version", "operation").collect()
+    rows = table_log.history(home.spark, path, ["version", "operation"], (latest - version) if latest is not None else None)
     later = [r for r in rows if r.version > version]
     return None if all(r.operation in _MAINTENANCE for r in later) else version
 
@@ -127,13 +127,8 @@ def pinned(home: Home, path: str, version: int) -> int | None:
 def readable_versions(home: Home, view: str) -> set[int] | None:
     """The versions of the view's table that can still be read; None: all of them (it was
     never vacuumed and no retention was set on it)."""
-    from reasonlake.engine.store import small_tables
-
     path = home.mat_path(view)
-    rows = small_tables.history(home.spark, path)  # a local home: its log read here, no Spark job
-    if rows is None:
-        rows = delta_sql.history(home.spark, path).select("version", "timestamp", "operation",
-                                                          "operationParameters").collect()
+    rows = table_log.history(home.spark, path, ["version", "timestamp", "operation", "operationParameters"])
     changes = sorted((r.version, _ms(r.timestamp)) for r in rows if r.operation not in _MAINTENANCE)
     vacuums = [r for r in rows if r.operation == "VACUUM START"]
     if not vacuums or not changes:

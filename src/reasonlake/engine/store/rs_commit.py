@@ -12,7 +12,7 @@ The same limits as ``arrow_commit``: a table whose settings or columns ask more 
 writer than writing its rows is left to Spark (``Unusable``), as is one whose protocol
 names writer features other than deletion vectors, invariants and append-only (delta-rs
 writes these; it carries a removed file's deletion vector in its ``remove``). The commits
-carry the session's reasonlake mark (``foreign_commits``) as ``userMetadata``. A
+carry the session's reasonlake mark (``session_marks``) as ``userMetadata``. A
 compare-and-set (``rewrite_small``) commits with no retry, so any commit since the read
 makes it fail (``CommitFailedError``, a race the caller retries); appends are rebased by
 delta-rs over other appends as Delta does. delta-rs writes no checksum file beside its
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine.store import foreign_commits, log_upkeep
+from reasonlake.engine.store import log_upkeep, session_marks
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
-from reasonlake.engine.store.locations import local_path, sees_our_files
+from reasonlake.engine.store.locations import local_path
 
 # what delta-rs writes correctly among the writer features of a table Spark created
 _WRITER_FEATURES = {"deletionVectors", "invariants", "appendOnly"}
@@ -44,8 +44,8 @@ class _Table:
 
 def _open(spark, path: str) -> _Table:
     folder = local_path(path)
-    if folder is None or not sees_our_files(spark):
-        raise Unusable(f"{path} is not a folder of this machine that the session shares")
+    if folder is None:
+        raise Unusable(f"{path} is not a local folder")
     try:
         import deltalake
         from deltalake.exceptions import TableNotFoundError
@@ -71,7 +71,7 @@ def _write(spark, table: _Table, frame: pl.DataFrame, mode: str, *, predicate: s
            txn: tuple[str, int] | None = None, retries: int | None = None, user_metadata: str | None = None) -> int:
     from deltalake import CommitProperties, Transaction, write_deltalake
 
-    mark = user_metadata or foreign_commits.mark_of(spark)
+    mark = user_metadata or session_marks.mark_of(spark)
     properties = CommitProperties(
         custom_metadata={"userMetadata": mark} if mark else None, max_commit_retries=retries,
         app_transactions=[Transaction(txn[0], txn[1])] if txn is not None else None)

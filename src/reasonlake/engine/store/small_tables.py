@@ -1,5 +1,6 @@
 """The home's small system tables (``_migrations``, ``views``, ``view_state``, ``settings``)
-read in this process from their files, without Spark, where the home is a local folder.
+read in this process from their files, without Spark: what the access modes that see a
+home's folder (``access.local_files``) answer from it.
 
 A command's first Delta read through Spark in a fresh JVM costs seconds (16 s measured for
 a three-row table: the log, the scan's planning, the first job), and over Spark Connect each
@@ -13,8 +14,7 @@ reader however many closes it has processed.
 
 Anything this reader does not know to be plain is left to Spark (``None``): a log neither
 reader can list, partition columns, deletion vectors, column mapping, files elsewhere, types
-other than flat ones, a path that is not a local folder, a Spark Connect server that may not
-see this machine's files. Rows come back as Spark's ``collect`` gives them (``Row``s,
+other than flat ones. Rows come back as Spark's ``collect`` gives them (``Row``s,
 timestamps as naive local times), columns a file lacks (added by a migration after it was
 written) as nulls.
 """
@@ -32,24 +32,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pyspark is optional (the base wheel): Rows are made only where a session asked
     from pyspark.sql import Row
 
-from reasonlake.engine.store.locations import local_folder
-
 _COMMIT = re.compile(r"^(\d{20})\.json$")
 _FLAT = {"string", "long", "integer", "short", "byte", "double", "float", "boolean", "timestamp", "date"}
 
 
-def rows(spark, path: str, columns: list[str] | None = None) -> list[Row] | None:
-    """The table's rows at its latest commit (``columns`` of them, in that order), or None
-    where Spark must read it. Raises FileNotFoundError when there is no table at ``path``."""
-    folder = local_folder(spark, path)
-    if folder is None:
-        return None
+def rows(folder: Path, columns: list[str] | None = None) -> list[Row] | None:
+    """The rows at the latest commit of the table in ``folder`` (``columns`` of them, in
+    that order), or None where Spark must read it. Raises FileNotFoundError when there is no
+    table there."""
     log = folder / "_delta_log"
     latest = max(commit_versions(log), default=None)
     if latest is None:
         if folder.exists() and any(folder.iterdir()):
             return None  # something there that is not (yet) a table we can name: Spark says what
-        raise FileNotFoundError(path)
+        raise FileNotFoundError(str(folder))
     state = _state_from_checksum(log, latest) or _state_from_delta_rs(folder, latest)
     if state is None:
         return None
@@ -132,13 +128,11 @@ def _as_spark(value, kind: str):
     return value
 
 
-def latest_commit(spark, path: str) -> tuple[int, int] | None | bool:
-    """The table's latest commit as (version, the modification time of its log file in ms:
-    Delta's own commit timestamp on a local file system) from a listing of its log; None
-    where there is no table; False where this process cannot look (not a local folder)."""
-    folder = local_folder(spark, path)
-    if folder is None:
-        return False
+def latest_commit(folder: Path) -> tuple[int, int] | None | bool:
+    """The latest commit of the table in ``folder`` as (version, the modification time of
+    its log file in ms: Delta's own commit timestamp on a local file system) from a listing
+    of its log; None where there is no table; False where the listing cannot tell (its
+    latest commit file cleaned up under us)."""
     latest = max(commit_versions(folder / "_delta_log"), default=None)
     if latest is None:
         return None
@@ -156,18 +150,15 @@ def commit_versions(log: Path) -> list[int]:
         return []
 
 
-def history(spark, path: str) -> list[Row] | None:
-    """``DESCRIBE HISTORY``'s version, timestamp, operation and operationParameters, newest
-    first, from the commit files in the table's log (the timestamp is the file's, as Delta
-    takes it); None where this process cannot read the log itself."""
-    folder = local_folder(spark, path)
-    if folder is None:
-        return None
+def history(folder: Path, limit: int | None = None) -> list[Row] | None:
+    """``DESCRIBE HISTORY``'s version, timestamp, operation, operationParameters and userMetadata, newest
+    first (at most ``limit``), from the commit files in the log of the table in ``folder``
+    (the timestamp is the file's, as Delta takes it); None where the log cannot be read so."""
     from pyspark.sql import Row
 
     log = folder / "_delta_log"
     found = []
-    for version in sorted(commit_versions(log), reverse=True):
+    for version in sorted(commit_versions(log), reverse=True)[:limit]:
         entry = log / f"{version:020d}.json"
         try:
             info = _commit_info(entry)
@@ -177,7 +168,8 @@ def history(spark, path: str) -> list[Row] | None:
         if info is None:
             return None
         found.append(Row(version=version, timestamp=datetime.fromtimestamp(moment / 1000, timezone.utc),
-                         operation=info.get("operation"), operationParameters=_as_strings(info.get("operationParameters"))))
+                         operation=info.get("operation"), operationParameters=_as_strings(info.get("operationParameters")),
+                         userMetadata=info.get("userMetadata")))
     return found or None
 
 

@@ -10,7 +10,7 @@ from dataclasses import astuple, dataclass, fields
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import arrow_commit, table_cache
+from reasonlake.engine.store import table_cache, table_writes
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import RECORD_SCHEMA
 
@@ -89,7 +89,7 @@ def append(home: Home, view: str, record: Published) -> None:
     records = table_cache.read(home.spark, path, ("records", view), lambda: _records(home, view), commit=before)
     if any(r.seq == record.seq for r in records):
         return
-    arrow_commit.append_rows(home.spark, path, [(view, *astuple(record))], RECORD_SCHEMA)
+    table_writes.append_rows(home.spark, path, [(view, *astuple(record))], RECORD_SCHEMA)
     # a job sliding close after close reads its lineage back without a Spark read
     table_cache.after_own_commit(home.spark, path, ("records", view), before,
                                  lambda records: [*records, record])

@@ -1,0 +1,66 @@
+"""How this process reaches a home's Delta tables: one access mode, chosen once per session
+and kind of place, that every read of a log or a small table, every driver commit, every
+compare-and-set and every in-process query goes through (decision 0043).
+
+The modes, one module each, from the one that asks Spark everything to the one that reads
+and writes the files itself:
+
+- ``spark_sql.SparkSql``: a Spark Connect session whose server may not see this machine's
+  files, or any session over a place this process cannot list: the log asked as SQL
+  (``DESCRIBE HISTORY`` / ``DETAIL``), rows read and commits written by Spark;
+- ``classic_session.ClassicSession``: a classic session (the JVM in this process) over a place it
+  cannot list (object storage, ``dbfs:/``): the log read by Delta's classes in the driver,
+  no Spark job;
+- ``local_folder.LocalFolder``: a classic session over a folder of this machine: the log
+  listed, small tables and queries read by this process (``local_files``), the driver's
+  commits through Delta's own transaction (``arrow_commit``);
+- ``local_over_connect.LocalOverConnect``: a Spark Connect server on this machine over a
+  folder of this machine: the same reads, the driver's commits by delta-rs (``rs_commit``).
+
+A method a mode cannot answer returns None (reads: the caller reads through Spark) or raises
+``Unusable`` (driver commits: the caller writes through Spark); a mode never tries
+another's way. ``REASONLAKE_SMALL_TABLES=0`` keeps a local mode's reads on Spark and
+``REASONLAKE_ARROW_COMMIT=0`` (or a Databricks runtime, whose Delta build differs) its
+commits; both are part of the choice.
+"""
+from __future__ import annotations
+
+import os
+
+from reasonlake.engine.store import locations, process_cache
+from reasonlake.engine.store.access.base import Access, Commit
+from reasonlake.engine.store.arrow_tables import Unusable
+
+__all__ = ["Access", "Commit", "Unusable", "of"]
+
+
+def of(spark, path: str) -> Access:
+    """The access mode for the tables at ``path`` (any table of a home: they share its
+    place) through ``spark``, chosen on first use and kept on the session's cache."""
+    key = (locations.local_path(path) is not None,
+           os.environ.get("REASONLAKE_SMALL_TABLES") != "0",
+           os.environ.get("REASONLAKE_ARROW_COMMIT") != "0" and not os.environ.get("DATABRICKS_RUNTIME_VERSION"))
+    chosen = process_cache.of(spark).access
+    mode = chosen.get(key)
+    if mode is None:
+        mode = chosen[key] = _choose(spark, *key)
+    return mode
+
+
+def _choose(spark, local: bool, reads_here: bool, writes_here: bool) -> Access:
+    connect = locations.is_connect(spark)
+    if local and (not connect or locations.sees_our_files(spark)):
+        if connect:
+            from reasonlake.engine.store.access.local_over_connect import LocalOverConnect
+
+            return LocalOverConnect(spark, reads_here=reads_here, writes_here=writes_here)
+        from reasonlake.engine.store.access.local_folder import LocalFolder
+
+        return LocalFolder(spark, reads_here=reads_here, writes_here=writes_here)
+    if connect:
+        from reasonlake.engine.store.access.spark_sql import SparkSql
+
+        return SparkSql(spark)
+    from reasonlake.engine.store.access.classic_session import ClassicSession
+
+    return ClassicSession(spark)

@@ -1,0 +1,76 @@
+"""What every access mode answers (``access``): the questions the store asks of a table, each
+answered the one way its mode reaches tables."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
+
+Commit = tuple[int, int]  # version, timestamp (ms)
+
+
+class Access:
+    """The interface; ``spark_sql.SparkSql`` is the mode that asks Spark everything."""
+
+    name = "access"
+    reads_here = False  # whether this process reads the tables' files itself
+    writes_here = False  # whether the driver commits (arrow_commit, rs_commit) where it can
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def __repr__(self) -> str:
+        return f"<access {self.name}>"
+
+    # -- the log --------------------------------------------------------------------------
+    def latest_commit(self, path: str) -> Commit | None:
+        """The table's latest commit; None when there is no table or the mode cannot tell."""
+        raise NotImplementedError
+
+    def is_delta(self, path: str) -> bool:
+        """Whether a Delta table is at ``path``."""
+        raise NotImplementedError
+
+    def history(self, path: str, limit: int | None = None) -> list | None:
+        """``DESCRIBE HISTORY``'s version, timestamp, operation, operationParameters and userMetadata as
+        ``Row``s, newest first (at most ``limit``), read without Spark; None: ask Spark (``delta_sql.history``)."""
+        return None
+
+    # -- rows read in this process ---------------------------------------------------------
+    def folder(self, path: str) -> Path | None:
+        """The table's folder where this process reads its files itself, else None."""
+        return None
+
+    def rows(self, path: str, columns: list[str] | None = None) -> list | None:
+        """A small table's rows at its latest commit (``Row``s, as ``collect`` gives them),
+        read without Spark; None: Spark reads. FileNotFoundError: no table there."""
+        return None
+
+    def query(self, tables: dict[str, tuple[str, int | None]], sql: str, max_bytes: int) -> pa.Table | None:
+        """DataFusion ``sql`` over ``tables`` (name -> (path, version or None)) in this
+        process, at most ``max_bytes`` of files; None: Spark reads."""
+        return None
+
+    # -- the driver's commits (``Unusable``: the caller writes through Spark) ---------------
+    def append(self, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
+        from reasonlake.engine.store.arrow_tables import Unusable
+
+        raise Unusable(f"{self.name} commits through Spark")
+
+    def replace_partitions(self, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
+                           user_metadata: str | None = None) -> int:
+        from reasonlake.engine.store.arrow_tables import Unusable
+
+        raise Unusable(f"{self.name} commits through Spark")
+
+    def rewrite_small(self, path: str, change):
+        from reasonlake.engine.store.arrow_tables import Unusable
+
+        raise Unusable(f"{self.name} commits through Spark")
+
+    def after_write(self, path: str) -> None:
+        """What a commit made through Spark leaves to the mode (a local folder's checkpoint:
+        ``log_upkeep``)."""

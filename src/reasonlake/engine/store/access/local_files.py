@@ -1,0 +1,74 @@
+"""What a folder of this machine answers when this process reads its files itself: the
+shared reads of the two local modes (``local_folder``, ``local_over_connect``).
+
+The latest commit is a listing of the log (no Spark job, no call to a server), a small
+table's rows its checksum's files (``small_tables``), the history its commit files, a query
+delta-rs's (``delta_rs_reads``); whatever the files cannot answer (a log cleaned up under
+the listing, a feature the readers refuse) is asked of the session the mode sits on, and a
+commit made through Spark gets its checkpoint here (``log_upkeep``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from reasonlake.engine.store import delta_rs_reads, log_upkeep, small_tables
+from reasonlake.engine.store.access.base import Commit
+from reasonlake.engine.store.arrow_tables import Unusable
+from reasonlake.engine.store.locations import local_path
+
+
+class LocalFiles:
+    """Mixed in before the session's mode (``SparkSql`` or ``ClassicSession``), which answers
+    what the files do not; ``writer`` is the module that commits the driver's rows
+    (``append``, ``replace_partitions``, ``rewrite_small``)."""
+
+    writer = None
+
+    def __init__(self, spark, *, reads_here: bool = True, writes_here: bool = True):
+        super().__init__(spark)
+        self.reads_here, self.writes_here = reads_here, writes_here
+
+    def folder(self, path: str) -> Path | None:
+        return local_path(path) if self.reads_here else None
+
+    def latest_commit(self, path: str) -> Commit | None:
+        folder = self.folder(path)
+        listed = False if folder is None else small_tables.latest_commit(folder)
+        return super().latest_commit(path) if listed is False else listed
+
+    def is_delta(self, path: str) -> bool:
+        folder = self.folder(path)
+        listed = False if folder is None else small_tables.latest_commit(folder)
+        return super().is_delta(path) if listed is False else listed is not None
+
+    def history(self, path: str, limit: int | None = None) -> list | None:
+        folder = self.folder(path)
+        return None if folder is None else small_tables.history(folder, limit)
+
+    def rows(self, path: str, columns: list[str] | None = None) -> list | None:
+        folder = self.folder(path)
+        return None if folder is None else small_tables.rows(folder, columns)
+
+    def query(self, tables: dict[str, tuple[str, int | None]], sql: str, max_bytes: int):
+        folders = {name: (self.folder(path), version) for name, (path, version) in tables.items()}
+        if any(folder is None for folder, _ in folders.values()):
+            return None
+        return delta_rs_reads.query(folders, sql, max_bytes)
+
+    def after_write(self, path: str) -> None:
+        log_upkeep.tend(path)
+
+    def _writer(self):
+        if not self.writes_here:
+            raise Unusable("the driver's commits are turned off")
+        return self.writer
+
+    def append(self, path, frame, *, txn=None):
+        return self._writer().append(self.spark, path, frame, txn=txn)
+
+    def replace_partitions(self, path, frame, *, column, replaced, predicate, user_metadata=None):
+        return self._writer().replace_partitions(self.spark, path, frame, column=column, replaced=replaced,
+                                                 predicate=predicate, user_metadata=user_metadata)
+
+    def rewrite_small(self, path, change):
+        return self._writer().rewrite_small(self.spark, path, change)

@@ -1,0 +1,42 @@
+"""The access mode that asks Spark everything: a Spark Connect session whose server may not
+see this machine's files (Databricks Connect, a remote server), and the base of the others.
+
+The log is asked as SQL, one call to the server each (``DESCRIBE HISTORY ... LIMIT 1``,
+about 0.1 s: less than the reads an answer kept per commit saves); rows are read and commits
+written by Spark (the base's None and ``Unusable``).
+"""
+from __future__ import annotations
+
+from datetime import timezone
+
+from reasonlake.engine.store import delta_sql
+from reasonlake.engine.store.access.base import Access, Commit
+
+
+class SparkSql(Access):
+    name = "spark-sql"
+
+    def latest_commit(self, path: str) -> Commit | None:
+        try:
+            row = delta_sql.history(self.spark, path, 1).select("version", "timestamp").first()
+        except Exception:  # no Delta table there
+            return None
+        if row is None:
+            return None
+        moment = row.timestamp if row.timestamp.tzinfo else row.timestamp.replace(tzinfo=timezone.utc)
+        return int(row.version), int(moment.timestamp() * 1000)
+
+    def is_delta(self, path: str) -> bool:
+        try:
+            return self.spark.sql(f"DESCRIBE DETAIL {delta_sql.table(path)}").first().format == "delta"
+        except Exception as exc:  # no table there (or not a Delta one): an analysis error
+            if _missing(exc):
+                return False
+            raise
+
+
+def _missing(exc: Exception) -> bool:
+    text = str(exc)
+    return any(marker in text for marker in (
+        "DELTA_MISSING_DELTA_TABLE", "is not a Delta table", "PATH_NOT_FOUND", "DELTA_TABLE_NOT_FOUND",
+        "doesn't exist", "does not exist", "TABLE_OR_VIEW_NOT_FOUND"))

@@ -1,0 +1,38 @@
+"""SQL over Delta tables in folders of this machine, run by delta-rs (``deltalake``) and its
+DataFusion engine in this process: no JVM, no Spark job (decision 0029).
+
+It reads the log (checkpoints, partition values and deletion vectors included) and runs the
+query here, so the rows are held in the driver's memory: tables whose files hold more than
+the caller's budget are left to Spark (None), as is any table or feature delta-rs refuses
+(the error is not the user's: Spark then reads, and says what is wrong).
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pyarrow as pa
+
+log = logging.getLogger(__name__)
+
+
+def query(tables: dict[str, tuple[Path, int | None]], sql: str, max_bytes: int) -> pa.Table | None:
+    """``sql`` (DataFusion's dialect) over ``tables`` (name -> (folder, version or None for
+    the latest)), or None where their files hold more than ``max_bytes`` or delta-rs
+    refuses one of them."""
+    try:
+        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
+
+        opened = {name: deltalake.DeltaTable(str(folder), version=version)
+                  for name, (folder, version) in tables.items()}
+        size = sum(sum(pa.table(t.get_add_actions(flatten=True)).column("size_bytes").to_pylist())
+                   for t in opened.values())
+        if size > max_bytes:
+            return None
+        builder = deltalake.QueryBuilder()
+        for name, table in opened.items():
+            builder = builder.register(name, table)
+        return pa.table(builder.execute(sql).read_all())
+    except Exception as exc:  # a feature or version delta-rs refuses: Spark reads
+        log.debug("read through Spark: %s", exc)
+        return None
