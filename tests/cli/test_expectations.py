@@ -141,6 +141,17 @@ def test_the_builtin_suite_catches_each_broken_invariant(cli, spark, tmp_path):
     left = json.loads(failed["expect_column_values_to_be_between"].unexpected)
     assert [r["s"] for r in left] == [ids[ex("x")] if ex("x") in ids else 7]
     assert len(outcome.failed) == 5 and len(outcome.results) == 5 + 2  # the user suite passes
+    # the same version checked in the driver (delta-rs and Polars, as a view without suites of its
+    # own is): what great-expectations reported, unexpected rows included
+    in_driver = expectations._builtin_in_driver(home, decl, record.close, version, record.events_seq, None)
+    assert in_driver is not None, "the local home's version was not read in the driver"
+
+    def reported(results):
+        return sorted((r.expectation, r.kwargs, r.success, r.observed,
+                       sorted(json.dumps(u, sort_keys=True) for u in json.loads(r.unexpected or "[]")))
+                      for r in results)
+
+    assert reported(in_driver) == reported([r for r in outcome.results if r.suite == "builtin"])
 
 
 def test_suite_mistakes_fail_at_view_create_naming_file_and_entry(cli, tmp_path):

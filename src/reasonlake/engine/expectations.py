@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.expectations import UserExpectation, build
 from reasonlake.declare.view import ViewDecl
+from reasonlake.engine import builtin_suite
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import EXPECTATION_SCHEMA
 from reasonlake.engine.timing import step
@@ -32,7 +34,7 @@ from reasonlake.plan.windows import NEVER
 
 BUILTIN = "builtin"
 TRIPLE = ("subject", "predicate", "object")
-EXAMPLES = 5  # unexpected rows kept per failed expectation
+EXAMPLES = builtin_suite.EXAMPLES  # unexpected rows kept per failed expectation
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,75 @@ def check(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int,
     """Run every suite of the view on ``version`` (which holds ``close``) and record the
     results; with ``docs``, great-expectations' data docs (HTML) are written to that folder.
     ``violations_version``: the violations table's version holding ``close`` (None: the latest)."""
+    results = None
+    if docs is None and not _user_suites(decl):
+        # the built-in suite alone: read and checked in the driver where the home allows,
+        # without great-expectations (its import alone takes seconds) or a Spark job
+        with step("expectations: in the driver"):
+            results = _builtin_in_driver(home, decl, close, version, events_seq, violations_version)
+    if results is None:
+        results = _with_great_expectations(home, decl, close, version, events_seq, docs, violations_version)
+    outcome = Outcome(decl.name, close, version, tuple(results))
+    with step("expectations: record"):
+        _record(home, outcome, run)
+    return outcome
+
+
+def _user_suites(decl: ViewDecl) -> bool:
+    return decl.expectations is not None and bool(decl.expectations.suites)
+
+
+def _max_violations(decl: ViewDecl) -> int | None:
+    return decl.expectations.max_violations if decl.expectations is not None else None
+
+
+def _builtin_in_driver(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int,
+                       violations_version: int | None) -> list[Result] | None:
+    """The built-in suite by Polars on the version read by delta-rs (``builtin_suite``);
+    None where Spark must read it."""
+    frame = _joined_in_driver(home, decl, close, version, events_seq)
+    if frame is None:
+        return None
+    results = [Result(BUILTIN, *checked) for checked in builtin_suite.evaluate(frame, decl.window, close)]
+    bound = _max_violations(decl)
+    if bound is not None:
+        from reasonlake.engine.store import violations_table as violations
+
+        count = violations.count_live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
+            else 0
+        results.append(Result(BUILTIN, *builtin_suite.evaluate_violations(count, bound)))
+    return results
+
+
+def _joined_in_driver(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int) -> pl.DataFrame | None:
+    """``_joined``'s rows read by delta-rs in this process (DataFusion), None where Spark must."""
+    from reasonlake.engine.admit import stream_literal
+    from reasonlake.engine.store import driver_reads
+    from reasonlake.engine.store.view_decoding import expiration_pane
+
+    window = decl.window
+    sql = (
+        "SELECT m.s, m.p, m.o, ts.term AS subject, tp.term AS predicate, tob.term AS object, m.origin, m.rule, "
+        f"m.exp_pane, {expiration_pane(window, 'm.origin')} AS expected_pane, "
+        "CASE WHEN starts_with(ts.term, '\"') THEN ts.term END AS literal_subject, "
+        f"CASE WHEN m.rule = 'explicit' AND m.origin < {NEVER} AND i.s_id IS NULL THEN concat_ws(' ', "
+        "CAST(m.s AS VARCHAR), CAST(m.p AS VARCHAR), CAST(m.o AS VARCHAR), CAST(m.origin AS VARCHAR)) "
+        "END AS explicit_not_an_item "
+        "FROM mat m LEFT JOIN terms ts ON ts.id = m.s LEFT JOIN terms tp ON tp.id = m.p "
+        "LEFT JOIN terms tob ON tob.id = m.o "
+        "LEFT JOIN (SELECT DISTINCT s_id, p_id, o_id, ts FROM events "
+        f"WHERE stream = {stream_literal(decl.stream)} AND ts > {int(window.opens(close))} AND ts <= {int(close)} "
+        f"AND ingest_seq <= {int(events_seq)}) i "
+        "ON i.s_id = m.s AND i.p_id = m.p AND i.o_id = m.o AND i.ts = m.origin"
+    )
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(decl.name), version),
+                                            "terms": (home.path("terms"), None),
+                                            "events": (home.path("events"), None)}, sql)
+    return None if found is None else pl.from_arrow(found)
+
+
+def _with_great_expectations(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int,
+                             docs: str | None, violations_version: int | None) -> list[Result]:
     ids = (home.spark.read.format("delta").option("versionAsOf", version).load(home.mat_path(decl.name))
            .select("s", "p", "o", "origin", "rule", "exp_pane"))
     with step("expectations: read"):
@@ -119,48 +190,25 @@ def check(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int,
         run_on = _Runner("pandas" if joined.count() <= DRIVER_ROWS else "spark", docs)
     with step("expectations: built-in"):
         results = list(_builtin(home, decl, close, joined, run_on, violations_version))
-    if decl.expectations is not None and decl.expectations.suites:
+    if _user_suites(decl):
         with step("expectations: user suites"):
             results += _user(home, decl, close, joined, run_on)
-    outcome = Outcome(decl.name, close, version, tuple(results))
-    with step("expectations: record"):
-        _record(home, outcome, run)
-    return outcome
+    return results
 
 
 def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: "_Runner",
              violations_version: int | None):
-    from great_expectations import expectations as gxe
-    from great_expectations.expectations.row_conditions import Column
-
-    window = decl.window
-    checks = [
-        gxe.ExpectColumnValuesToBeBetween(
-            column="origin", min_value=window.opens(close) + 1, max_value=close,
-            row_condition=Column("origin") < NEVER,
-            description="every fact's origin is inside the window at its close"),
-        gxe.ExpectColumnPairValuesToBeEqual(
-            column_A="exp_pane", column_B="expected_pane",
-            description="every fact expires at the first close at or after origin + width"),
-        gxe.ExpectCompoundColumnsToBeUnique(column_list=["s", "p", "o"], description="no duplicate (s, p, o)"),
-        gxe.ExpectColumnValuesToBeNull(column="literal_subject", description="no literal subject"),
-        gxe.ExpectColumnValuesToBeNull(
-            column="explicit_not_an_item",
-            description="every explicit fact is an item of the window (same triple, same time)"),
-    ]
     frame = joined.select("s", "p", "o", *TRIPLE, "origin", "rule", "exp_pane", "expected_pane", "literal_subject",
                           "explicit_not_an_item")
-    yield from run_on.validate(f"{decl.name}_builtin", frame, checks, BUILTIN)
-    bound = decl.expectations.max_violations if decl.expectations is not None else None
+    yield from run_on.validate(f"{decl.name}_builtin", frame, builtin_suite.gx_checks(decl.window, close), BUILTIN)
+    bound = _max_violations(decl)
     if bound is not None:
         from reasonlake.engine.store import violations_table as violations
 
         live = violations.live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
             else home.spark.createDataFrame([], "key STRING")
         yield from run_on.validate(f"{decl.name}_violations", live.select("key"),
-                             [gxe.ExpectTableRowCountToBeBetween(min_value=0, max_value=bound,
-                                                                 description="violations live at the close")],
-                             BUILTIN)
+                                   [builtin_suite.gx_violations_check(bound)], BUILTIN)
 
 
 def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: int) -> DataFrame:

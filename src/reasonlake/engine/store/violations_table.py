@@ -94,16 +94,17 @@ def live(home: Home, view: str, close: int, at_version: int | None = None) -> Da
     return table.where(live_at(close))
 
 
-def count_live(home: Home, view: str, close: int) -> int:
-    """How many violations are live at ``close`` (the latest version): counted by delta-rs in
-    this process where the home allows (a Spark count is a job, about a second a close)."""
+def count_live(home: Home, view: str, close: int, at_version: int | None = None) -> int:
+    """How many violations are live at ``close`` (read at ``at_version``, as ``live``): counted
+    by delta-rs in this process where the home allows (a Spark count is a job, about a second
+    a close)."""
     from reasonlake.engine.store import driver_reads
 
-    counted = driver_reads.query(home.spark, {"v": (path(home, view), None)}, (
+    counted = driver_reads.query(home.spark, {"v": (path(home, view), at_version)}, (
         f"SELECT count(*) AS n FROM v WHERE {live_at(close)}"))
     if counted is not None:
         return counted.column("n")[0].as_py()
-    return live(home, view, close).count()
+    return live(home, view, close, at_version).count()
 
 
 def decoded_sql(home: Home, view: str, close: int, at_version: int | None = None) -> str:
