@@ -26,11 +26,21 @@ def test_a_slide_stops_at_a_change_made_outside_reasonlake_until_a_rebuild(cli, 
     assert "RL420" in cli.last_err and f"version {deleted_at}, DELETE" in cli.last_err, cli.last_err
     assert "reasonlake rebuild v" in cli.last_err
     cli("slide", "v", "--until", "6000", expect=1)  # it stays stopped: nothing was written
-    from reasonlake.engine.store import foreign_commits
+    from reasonlake.engine.store.access.classic_session import ClassicSession
+    from reasonlake.engine.store.access.local_folder import LocalFolder
+    from reasonlake.engine.store.access.spark_sql import SparkSql
+    from reasonlake.engine.store.foreign_commits import Commit
 
-    # the log read from the driver, and the history as a table (Spark Connect): the same verdict
-    for read in (foreign_commits._after_from_log, foreign_commits._after_from_history):
-        assert [c.version for c in read(spark, f"{cli.home}/mat_v", 0) if c.foreign] == [deleted_at], read
+    # the commit files read here, the log read by Delta's classes, and the history as a table
+    # (Spark Connect): the same verdict, and the same commits but for how a change is told
+    path = f"{cli.home}/mat_v"
+    read = {mode.name: [Commit(*info) for info in mode.commits(path, 1, None)]
+            for mode in (LocalFolder(spark), ClassicSession(spark), SparkSql(spark))}
+    for name, commits in read.items():
+        assert [c.version for c in commits if c.foreign] == [deleted_at], name
+    assert read["local-folder"] == read["classic-session"]
+    assert [(c.version, c.operation, c.mark) for c in read["local-folder"]] == \
+        [(c.version, c.operation, c.mark) for c in read["spark-sql"]]
 
     cli("rebuild", "v")
     cli("slide", "v", "--until", "6000")

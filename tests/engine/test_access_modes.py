@@ -51,6 +51,12 @@ def test_the_modes_answer_alike_about_one_table(spark, tmp_path):
     assert all(m.is_delta(path) for m in modes)
     assert not any(m.is_delta(str(tmp_path / "none")) for m in modes)
 
+    commits = {m.name: m.commits(path, 0, None) for m in modes}
+    assert commits["local-folder"] == commits["classic-session"]  # the commit files, and Delta's classes
+    assert [c[2] > 0 for c in commits["local-folder"]] == [True] * 3
+    assert [c[1] for c in commits["local-folder"]] == ["CREATE TABLE", "WRITE", "DELETE"]
+    assert [c[4] for c in commits["local-folder"]] == [False, True, True]  # rows changed, from the actions
+    assert [(c[0], c[1], c[3]) for c in commits["spark-sql"]] == [(c[0], c[1], c[3]) for c in commits["local-folder"]]
     local = modes[0]
     described = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
     assert [(r.version, r.operation) for r in local.history(path)] == [(r.version, r.operation) for r in described]

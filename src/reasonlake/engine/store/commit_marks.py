@@ -6,11 +6,12 @@ every write, 0.5-0.6 s for each of a repair close's two appends (tombstones, rep
 a 1M-triple window. A view has one writer at a time (decision 0009) and a close writes one
 commit per table, so the commit can carry its close's sequence number in Delta's
 ``userMetadata`` (shown by ``DESCRIBE HISTORY`` too), and a retried close reads the last few
-commit files of the log, newest first, down to the first marked one: no Spark job.
+commits of the log, newest first, down to the first marked one: from the commit files on a
+local home, Delta's classes on a classic session (no Spark job), the history elsewhere.
 """
 from __future__ import annotations
 
-from reasonlake.engine.store import classic
+from reasonlake.engine.store import access
 
 PREFIX = "reasonlake seq="
 # Unmarked commits read before giving up on the log (expiry deletes come between marked
@@ -25,16 +26,17 @@ def mark(seq: int) -> str:
 
 def written(spark, path: str, seq: int) -> bool | None:
     """Whether the table has a commit marked for ``seq``; None when the log
-    cannot tell (no JVM, an API this Delta build lacks, more than ``LOOKBACK`` expiries in a
-    row, an unmarked write or a restore in between, or a later sequence's mark): the caller
+    cannot tell (more than ``LOOKBACK`` expiries in a row, an unmarked write or a restore in
+    between, a later sequence's mark, a log the home's access mode cannot read): the caller
     falls back to ``txnAppId``."""
     try:
-        snapshot = classic.snapshot(spark, path)
-        if snapshot is None:
+        mode = access.of(spark, path)
+        latest = mode.latest_commit(path)
+        if latest is None:
             return None
-        latest = snapshot.version()
-        for version in range(latest, max(-1, latest - LOOKBACK), -1):
-            seen = _marked_seq(classic.changes(spark, path, version, version))
+        newest_first = reversed(mode.commits(path, max(0, latest[0] - LOOKBACK + 1), latest[0]))
+        for _version, operation, _when, note, _data in newest_first:
+            seen = _marked_seq(operation, note)
             if seen is _CREATED:
                 return False
             if seen is _UNSURE:
@@ -43,7 +45,7 @@ def written(spark, path: str, seq: int) -> bool | None:
                 # a later sequence: someone took the view back (a restore); Delta decides
                 return True if seen == seq else False if seen < seq else None
         return None
-    except Exception:  # no JVM (Spark Connect) or another Delta build: let Delta check
+    except Exception:  # a log this Delta build or session cannot read: let Delta check
         return None
 
 
@@ -51,20 +53,11 @@ _CREATED = object()  # the table's creation: nothing was written before it
 _UNSURE = object()  # an unmarked write (an older release's append) or a restore
 
 
-def _marked_seq(changes):
+def _marked_seq(operation: str, note: str | None):
     """The sequence a commit is marked with; None: an unmarked expiry (DELETE), passed over."""
-    if not changes.hasNext():
-        return None
-    actions = changes.next()._2().iterator()
-    while actions.hasNext():  # Delta writes the commit info first: one action read
-        action = actions.next()
-        if action.getClass().getSimpleName() == "CommitInfo":
-            text = action.userMetadata().getOrElse(None) if action.userMetadata().isDefined() else None
-            if text and text.startswith(PREFIX) and text[len(PREFIX):].isdigit():
-                return int(text[len(PREFIX):])
-            operation = action.operation()
-            return None if operation == "DELETE" else _CREATED if operation.startswith("CREATE") else _UNSURE
-    return _UNSURE
+    if note and note.startswith(PREFIX) and note[len(PREFIX):].isdigit():
+        return int(note[len(PREFIX):])
+    return None if operation == "DELETE" else _CREATED if operation.startswith("CREATE") else _UNSURE
 
 
 def append(frame, path: str, seq: int, app_id: str) -> bool | None:

@@ -13,6 +13,12 @@ from contextlib import contextmanager
 
 from reasonlake.engine.store import log_upkeep
 
+# Delta's operations that change no rows (a history read as a table cannot see a commit's
+# file actions, so it tells maintenance by its name)
+MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
+                "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
+                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
+
 
 def table(path: str) -> str:
     """The SQL name of the Delta table at ``path``."""

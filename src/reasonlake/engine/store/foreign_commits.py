@@ -18,14 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reasonlake.engine.store import classic, table_cache
+from reasonlake.engine.store import access, table_cache
 from reasonlake.engine.store.session_marks import MARK, REBUILD, SLIDE
 from reasonlake.errors import CloseError, ForeignCommitError
 
-# operations that change no rows, for sessions that can only read the history as a table
-MAINTENANCE = ("OPTIMIZE", "VACUUM START", "VACUUM END", "SET TBLPROPERTIES", "UNSET TBLPROPERTIES",
-                "REORG", "ADD CONSTRAINT", "DROP CONSTRAINT", "CHANGE COLUMN", "ADD COLUMNS",
-                "UPGRADE PROTOCOL", "ADD FEATURE", "DROP FEATURE")
 
 
 @dataclass(frozen=True)
@@ -89,44 +85,9 @@ def check(spark, view: str, path: str, recorded: int, recorded_close: int | None
 
 
 def _after(spark, path: str, recorded: int) -> list[Commit]:
-    try:
-        return _after_from_log(spark, path, recorded)
-    except Exception:  # no JVM (Spark Connect), or a Delta build without these calls
-        return _after_from_history(spark, path, recorded)
-
-
-def _after_from_log(spark, path: str, recorded: int) -> list[Commit]:
+    """The commits after ``recorded``, read by the home's access mode (``access``)."""
     latest = table_cache.latest_commit(spark, path)
-    if latest is None:  # the log cannot be read from the driver
-        raise LookupError(path)
-    if latest[0] <= recorded:
+    if latest is not None and latest[0] <= recorded:
         return []
-    found = []
-    changes = classic.changes(spark, path, recorded + 1, latest[0])
-    if changes is None:
-        raise LookupError(path)
-    while changes.hasNext():
-        entry = changes.next()
-        operation, when, mark, data = "?", 0, None, False
-        actions = entry._2().iterator()
-        while actions.hasNext():
-            action = actions.next()
-            kind = action.getClass().getSimpleName()
-            if kind == "CommitInfo":
-                operation = action.operation()
-                when = int(action.timestamp().getTime())
-                mark = action.userMetadata().get() if action.userMetadata().isDefined() else None
-            elif kind in ("AddFile", "RemoveFile"):
-                data = data or bool(action.dataChange())
-            elif kind == "AddCDCFile":
-                data = True
-        found.append(Commit(int(entry._1()), operation, when, mark, data))
-    return found
-
-
-def _after_from_history(spark, path: str, recorded: int) -> list[Commit]:
-    from reasonlake.engine.store import delta_sql
-
-    rows = delta_sql.history(spark, path).where(f"version > {int(recorded)}").collect()
-    return [Commit(r.version, r.operation, int(r.timestamp.timestamp() * 1000), r.userMetadata,
-                   r.operation not in MAINTENANCE) for r in sorted(rows, key=lambda r: r.version)]
+    found = access.of(spark, path).commits(path, recorded + 1, None if latest is None else latest[0])
+    return [Commit(*info) for info in found]

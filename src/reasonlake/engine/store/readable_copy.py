@@ -28,7 +28,7 @@ import json
 import pyarrow as pa
 
 from reasonlake.engine.store import access, delta_sql, driver_reads, table_log
-from reasonlake.engine.store.foreign_commits import MAINTENANCE
+from reasonlake.engine.store.delta_sql import MAINTENANCE
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
 

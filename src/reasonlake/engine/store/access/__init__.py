@@ -28,10 +28,10 @@ from __future__ import annotations
 import os
 
 from reasonlake.engine.store import locations, process_cache
-from reasonlake.engine.store.access.base import Access, Commit
+from reasonlake.engine.store.access.base import Access, Commit, CommitInfo
 from reasonlake.engine.store.arrow_tables import Unusable
 
-__all__ = ["Access", "Commit", "Unusable", "of"]
+__all__ = ["Access", "Commit", "CommitInfo", "Unusable", "of"]
 
 
 def of(spark, path: str) -> Access:

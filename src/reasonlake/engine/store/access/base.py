@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 Commit = tuple[int, int]  # version, timestamp (ms)
+# a commit's version, operation, time (epoch ms), userMetadata, and whether it changed rows
+CommitInfo = tuple[int, str, int, "str | None", bool]
 
 
 class Access:
@@ -38,6 +40,12 @@ class Access:
         """``DESCRIBE HISTORY``'s version, timestamp, operation, operationParameters and userMetadata as
         ``Row``s, newest first (at most ``limit``), read without Spark; None: ask Spark (``delta_sql.history``)."""
         return None
+
+    def commits(self, path: str, start: int, end: int | None) -> list[CommitInfo]:
+        """The commits ``start``..``end`` (None: the latest), oldest first, as
+        ``CommitInfo``: whether a commit changed rows is read from its file actions where
+        the mode reads them, else told by its operation's name."""
+        raise NotImplementedError
 
     # -- rows read in this process ---------------------------------------------------------
     def folder(self, path: str) -> Path | None:

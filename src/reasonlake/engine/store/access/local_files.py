@@ -9,10 +9,11 @@ commit made through Spark gets its checkpoint here (``log_upkeep``).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from reasonlake.engine.store import delta_rs_reads, log_upkeep, small_tables
-from reasonlake.engine.store.access.base import Commit
+from reasonlake.engine.store.access.base import Commit, CommitInfo
 from reasonlake.engine.store.arrow_tables import Unusable
 from reasonlake.engine.store.locations import local_path
 
@@ -44,6 +45,35 @@ class LocalFiles:
     def history(self, path: str, limit: int | None = None) -> list | None:
         folder = self.folder(path)
         return None if folder is None else small_tables.history(folder, limit)
+
+    def commits(self, path: str, start: int, end: int | None) -> list[CommitInfo]:
+        """Read from the commit files: a commit changed rows when it adds or removes a data
+        file with ``dataChange``, or writes change data (``cdc``)."""
+        folder = self.folder(path)
+        if folder is None:
+            return super().commits(path, start, end)
+        log = folder / "_delta_log"
+        if end is None:
+            end = max(small_tables.commit_versions(log), default=start - 1)
+        found = []
+        try:
+            for version in range(start, end + 1):
+                operation, when, mark, data = "?", 0, None, False
+                with (log / f"{version:020d}.json").open() as lines:
+                    for line in lines:
+                        action = json.loads(line)
+                        if "commitInfo" in action:
+                            info = action["commitInfo"]
+                            operation, when, mark = info.get("operation", "?"), int(info.get("timestamp", 0)), \
+                                info.get("userMetadata")
+                        elif "add" in action or "remove" in action:
+                            data = data or bool((action.get("add") or action.get("remove")).get("dataChange"))
+                        elif "cdc" in action:
+                            data = True
+                found.append((version, operation, when, mark, data))
+        except (OSError, ValueError):  # a commit file cleaned up under us: the session reads
+            return super().commits(path, start, end)
+        return found
 
     def rows(self, path: str, columns: list[str] | None = None) -> list | None:
         folder = self.folder(path)

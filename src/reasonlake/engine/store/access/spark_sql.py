@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import timezone
 
 from reasonlake.engine.store import delta_sql
-from reasonlake.engine.store.access.base import Access, Commit
+from reasonlake.engine.store.access.base import Access, Commit, CommitInfo
 
 
 class SparkSql(Access):
@@ -23,8 +23,13 @@ class SparkSql(Access):
             return None
         if row is None:
             return None
-        moment = row.timestamp if row.timestamp.tzinfo else row.timestamp.replace(tzinfo=timezone.utc)
-        return int(row.version), int(moment.timestamp() * 1000)
+        return int(row.version), _ms(row.timestamp)
+
+    def commits(self, path: str, start: int, end: int | None) -> list[CommitInfo]:
+        upto = "" if end is None else f" AND version <= {int(end)}"
+        rows = delta_sql.history(self.spark, path).where(f"version >= {int(start)}{upto}").collect()
+        return [(r.version, r.operation, _ms(r.timestamp), r.userMetadata, r.operation not in delta_sql.MAINTENANCE)
+                for r in sorted(rows, key=lambda r: r.version)]
 
     def is_delta(self, path: str) -> bool:
         try:
@@ -33,6 +38,12 @@ class SparkSql(Access):
             if _missing(exc):
                 return False
             raise
+
+
+def _ms(moment) -> int:
+    """A history timestamp (a naive one is UTC, as the session's time zone) in epoch ms."""
+    aware = moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return int(aware.timestamp() * 1000)
 
 
 def _missing(exc: Exception) -> bool:
