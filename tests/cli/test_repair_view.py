@@ -168,3 +168,25 @@ def test_repair_job_after_a_tbox_change_is_idempotent(cli, tmp_path):
     assert "cax-dw" in why and "repair" in why
     last = cli("history", "job").splitlines()[-1].split()
     assert last[2] == "repair" and last[-1] == "1"  # the job's close: one item removed
+
+
+def test_a_conflict_tied_only_through_the_ontology_is_found_from_either_side(cli, tmp_path):
+    """``?x a :C0`` and ``:i0 :p0 ?y`` share no term, yet together entail false: every :C0
+    has :p1 :i0 (hasValue), :p1's range is :C0, and :p0's domain :C2 is disjoint with :C0.
+    A slide finds the conflict whether the new item is the :p0 edge (old :C0 members) or a
+    :C0 member (an old :p0 edge), and the older side loses, every occurrence of it."""
+    tbox = (":C2 owl:disjointWith :C0 . :p0 rdfs:domain :C2 . :p1 rdfs:range :C0 .\n"
+            ":C0 owl:equivalentClass [ a owl:Restriction ; owl:onProperty :p1 ; owl:hasValue :i0 ] .\n")
+    edge = [(ex("i0"), ex("p0"), ex("i1"), 3500)]
+    _start(cli, tmp_path, "tie1", tbox, [_a("i2", "C0", 2500), _a("i2", "C0", 3000), *edge], "1970-01-01T00:00:03Z")
+    assert _types(cli, "tie1", "i2") == {"C0"}
+    cli("slide", "tie1", "--until", "1970-01-01T00:00:04Z")  # the edge is new: both old members lose
+    assert _types(cli, "tie1", "i2") == set() and _types(cli, "tie1", "i0") == {"C2"}
+    assert violations(cli, "tie1") == set()
+
+    _start(cli, tmp_path, "tie2", tbox, [(ex("i0"), ex("p0"), ex("i1"), 2500), _a("i2", "C0", 3500)],
+           "1970-01-01T00:00:03Z")
+    assert _types(cli, "tie2", "i0") == {"C2"}
+    cli("slide", "tie2", "--until", "1970-01-01T00:00:04Z")  # the member is new: the old edge loses
+    assert _types(cli, "tie2", "i2") == {"C0"} and _types(cli, "tie2", "i0") == {"C0"}
+    assert violations(cli, "tie2") == set()

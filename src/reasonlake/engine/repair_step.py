@@ -10,7 +10,7 @@ that won. Their consequences leave the materialization by delete and re-derive (
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -56,6 +56,11 @@ class RepairTables:
     predicates: list[int]  # every predicate a pattern mentions: the items worth reading
     join_s: list[int]  # predicates whose subject a pattern joins on
     join_o: list[int]  # predicates whose object a pattern joins on
+    # atoms that share no term with the rest of their pattern (p, s, o: an id, or None for a
+    # variable), tied to it only through the ontology (``?x a C`` beside ``:i :p ?y`` when C
+    # is ``hasValue :i`` of a property whose range is disjoint from p's domain): no hop from
+    # an item reaches their items, so the old ones that match them are read whole
+    loose: list[tuple[int, int | None, int | None]] = field(default_factory=list)
     local: object = None  # driver_matching.Matcher of the groups, made on first use
 
 
@@ -74,7 +79,36 @@ def encode(spark, form: NormalForm) -> RepairTables:
             if p != TYPE and used.count(o) > 1:
                 join_o.add(ids[p])
     return RepairTables(group_rules(form.patterns, ids), ids[TYPE], predicates,
-                        sorted(join_s), sorted(join_o))
+                        sorted(join_s), sorted(join_o), sorted(_loose_atoms(form, ids), key=str))
+
+
+def _loose_atoms(form: NormalForm, ids: dict) -> set[tuple[int, int | None, int | None]]:
+    """The atoms of multi-atom patterns that share no term (a variable or an individual)
+    with the pattern's other atoms, as (p, s, o) ids, None for a variable."""
+    def joinable(atom) -> set[str]:
+        s, p, o = atom
+        return {s, *([o] if p != TYPE else [])}
+
+    loose = set()
+    for r in form.patterns:
+        for n, atom in enumerate(r.body):
+            others = {t for m, other in enumerate(r.body) if m != n for t in joinable(other)}
+            if len(r.body) > 1 and not joinable(atom) & others:
+                s, p, o = atom
+                loose.add((ids[p], None if s.startswith("?") else ids[s], None if o.startswith("?") else ids[o]))
+    return loose
+
+
+def _loose_items(old_items: DataFrame | None, tables: RepairTables) -> DataFrame | None:
+    """The old items that match a loose atom (``RepairTables.loose``), s, p, o, ts."""
+    if old_items is None or not tables.loose:
+        return None
+    matches = None
+    for p, s, o in tables.loose:
+        test = (F.col("p") == p) & (F.col("s") == s if s is not None else F.lit(True)) \
+            & (F.col("o") == o if o is not None else F.lit(True))
+        matches = test if matches is None else matches | test
+    return old_items.where(matches).select(*KEY, "ts")
 
 
 def tombstones(home: Home, view: str, before: int | None = None) -> DataFrame:
@@ -129,11 +163,12 @@ def conflicts(spark, tables: RepairTables, old_items: DataFrame | None, new_item
     rows = None
     if budget.enabled(0):
         rows = arrow_bridge.collect(new, [*KEY, "origin"], limit=budget.search_rows())
+    loose = _loose_items(old_items, tables)
     if rows is not None:
-        found = _conflicts_in_driver(spark, tables, old_items, rows, background)
+        found = _conflicts_in_driver(spark, tables, old_items, rows, background, loose)
         if found is not None:
             return found
-    return _conflicts_on_spark(spark, tables, old_items, new.localCheckpoint(), background)
+    return _conflicts_on_spark(spark, tables, old_items, new.localCheckpoint(), background, loose)
 
 
 def _hops(tables: RepairTables, has_old: bool) -> int:
@@ -141,7 +176,7 @@ def _hops(tables: RepairTables, has_old: bool) -> int:
 
 
 def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | None, new: list[tuple],
-                         background: DataFrame | None) -> list[Conflict] | None:
+                         background: DataFrame | None, loose: DataFrame | None) -> list[Conflict] | None:
     """None: what the new items reach is too big for the driver."""
     if not new:
         return []
@@ -166,6 +201,12 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
         if not grown:
             break
         frontier |= grown
+    if loose is not None:
+        found = arrow_bridge.collect(loose, [*KEY, "ts"], limit=budget.search_rows())
+        if found is None:
+            return None
+        for s, p, o, ts in found:
+            reached[(s, p, o)] = max(ts, reached.get((s, p, o), ts))
     facts = [(*k, ts) for k, ts in reached.items()] + list(new)
     if background is not None:
         bg = background.where(F.col("p").isin(tables.predicates))
@@ -190,7 +231,7 @@ def _as_conflicts(found) -> list[Conflict]:
 
 
 def _conflicts_on_spark(spark, tables: RepairTables, old_items: DataFrame | None, new: DataFrame,
-                        background: DataFrame | None) -> list[Conflict]:
+                        background: DataFrame | None, loose: DataFrame | None) -> list[Conflict]:
     size, present = spark_joins.summarize(new, tables.type_id)
     if size == 0:
         return []
@@ -209,6 +250,8 @@ def _conflicts_on_spark(spark, tables: RepairTables, old_items: DataFrame | None
         if grown.isEmpty():
             break
         frontier = frontier.unionByName(grown).localCheckpoint()
+    if loose is not None:
+        reached = loose if reached is None else reached.unionByName(loose)
     old = None
     if reached is not None:
         old = reached.groupBy(*KEY).agg(F.max("ts").alias("origin"))
