@@ -195,8 +195,7 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
         found = arrow_bridge.collect(hit, [*KEY, "ts"], limit=budget.search_rows())
         if found is None:
             return None
-        for s, p, o, ts in found:
-            reached[(s, p, o)] = max(ts, reached.get((s, p, o), ts))
+        _reach(reached, found)
         grown = terms([(*k, ts) for k, ts in reached.items()]) - frontier
         if not grown:
             break
@@ -205,14 +204,19 @@ def _conflicts_in_driver(spark, tables: RepairTables, old_items: DataFrame | Non
         found = arrow_bridge.collect(loose, [*KEY, "ts"], limit=budget.search_rows())
         if found is None:
             return None
-        for s, p, o, ts in found:
-            reached[(s, p, o)] = max(ts, reached.get((s, p, o), ts))
+        _reach(reached, found)
     facts = [(*k, ts) for k, ts in reached.items()] + list(new)
     if background is not None:
         bg = background.where(F.col("p").isin(tables.predicates))
         facts += arrow_bridge.collect(bg, [*KEY, "origin"])
     found = driver_matching.violations(_local_groups(tables), new, driver_matching.Index(facts), keep_origins=True)
     return _as_conflicts((rule, triples) for rule, _, triples, _ in found)
+
+
+def _reach(reached: dict, found) -> None:
+    """Old items (s, p, o, ts) into ``reached``: each triple at its latest time."""
+    for s, p, o, ts in found:
+        reached[(s, p, o)] = max(ts, reached.get((s, p, o), ts))
 
 
 def _local_groups(tables: RepairTables) -> driver_matching.Matcher:
