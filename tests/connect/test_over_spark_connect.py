@@ -34,6 +34,8 @@ def server_home(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("connect") / "lake")
     found, started = server.start(root)
     assert started and server.running(root) == found
+    # starting it left this process as it was: no Connect client here (its warm-up runs apart)
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ and "SPARK_REMOTE" not in os.environ
     yield root, found
     assert server.stop(root) == found
     assert server.running(root) is None

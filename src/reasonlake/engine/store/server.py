@@ -138,7 +138,7 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
                 "installed and that Maven Central is reachable for the Delta jars")
         time.sleep(0.25)
     server = recorded(root)
-    _warm_up(server, root)
+    _warm_up_apart(server, root, env)
     return server, True
 
 
@@ -216,7 +216,19 @@ def _forget(root: str) -> None:
         (_folder(root) / SERVER_FILE).unlink(missing_ok=True)
 
 
-def _warm_up(server: Server, root: str) -> None:
+def _warm_up_apart(server: Server, root: str, env: dict) -> None:
+    """``_warm_up`` in a process of its own: a Connect client made here would leave this
+    process in pyspark's Connect mode for good (it marks the environment, and its default
+    session stays the client's), so that a later classic session, or a command this process
+    starts, would reach for a server that may be gone."""
+    try:
+        subprocess.run([sys.executable, "-m", "reasonlake.engine.store.server", "--warm-up", root, server.url],
+                       stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=300)
+    except subprocess.TimeoutExpired:  # warm enough: the first command pays the rest
+        pass
+
+
+def _warm_up(url: str, root: str) -> None:
     """What a reading command asks first, asked once as a client before the server is
     announced: a fresh server takes seconds over its first client session, local relation,
     aggregate and Delta read (its JIT, its code generator), and the first command would pay
@@ -224,7 +236,7 @@ def _warm_up(server: Server, root: str) -> None:
     from reasonlake.engine.store.session import get_spark
 
     try:
-        spark = get_spark(remote=server.url)
+        spark = get_spark(remote=url)
         spark.createDataFrame([("a", 1), ("b", 2)], "x STRING, n BIGINT").createOrReplaceTempView("reasonlake_warm_up")
         spark.sql("SELECT x, count(*) AS n FROM reasonlake_warm_up WHERE n > 0 GROUP BY x ORDER BY x").collect()
         spark.read.format("delta").load(f"{root}/_migrations").count()
@@ -234,4 +246,7 @@ def _warm_up(server: Server, root: str) -> None:
 
 
 if __name__ == "__main__":
-    _serve(sys.argv[1], int(sys.argv[2]))
+    if sys.argv[1] == "--warm-up":
+        _warm_up(sys.argv[3], sys.argv[2])
+    else:
+        _serve(sys.argv[1], int(sys.argv[2]))
