@@ -268,17 +268,17 @@ class Lakehouse:
 
     def query(self, name: str, text: str, *, close: int | None = None, version: int | None = None):
         """A SPARQL query (SELECT, ASK, CONSTRUCT) over the view's content at a close or
-        published version, compiled onto Polars (``reasonlake.query``): a ``query.Answer``
+        published version, compiled onto the backend that reads the view (``query_read``: Polars
+        in the driver, or Spark for a view the driver does not hold): a ``query.Answer``
         (``variables`` and ``frame`` of N-Triples text, ``boolean`` or ``triples``;
         ``to_spark(spark)``). A construct not supported yet is a ``SparqlError``."""
-        from reasonlake import query as sparql
         from reasonlake.engine import query_read
         from reasonlake.query.parse import algebra
 
         algebra(text)  # a query that does not parse fails before the view is read
         self.home.require_init()
         triples, at = query_read.triples(self.home, name, close, version)
-        answer = sparql.run(triples, text)
+        answer = triples.answer(text)
         answer.close = at
         return answer
 

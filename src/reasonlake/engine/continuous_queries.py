@@ -25,7 +25,6 @@ from reasonlake.engine import faults, query_read
 from reasonlake.engine.store import query_tables, state
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
-from reasonlake.query import run as answer_query
 from reasonlake.query import streams
 
 
@@ -47,8 +46,8 @@ def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier:
     faults.reached("queries")
 
 
-def _answer(query: QueryDecl, triples: pl.DataFrame) -> pl.DataFrame:
-    return answer_query(triples, query.text).frame
+def _answer(query: QueryDecl, triples: query_read.ViewTriples) -> pl.DataFrame:
+    return triples.answer(query.text).frame
 
 
 def _previous(home: Home, decl: ViewDecl, query: QueryDecl, earlier: list[state.Published]) -> pl.DataFrame:

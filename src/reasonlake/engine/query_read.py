@@ -1,10 +1,13 @@
-"""A view's content at a close as a Polars frame of N-Triples text, for SPARQL queries
-(``reasonlake.query``): subject, predicate, object, each triple once, anonymous terms left
-out as ``export`` leaves them out.
+"""A view's content at a close, for SPARQL queries (``reasonlake.query``): subject,
+predicate, object in N-Triples text, each triple once, anonymous terms left out as
+``export`` leaves them out, in the dialect of the backend that answers (decision 0045).
 
-Read by delta-rs in this process where ``export`` reads so (``driver_reads.view_rows``:
-a local home, tables small enough), else through Spark and collected through Arrow; the
-rows are ``view_decoding``'s either way.
+Where ``export`` reads in this process (``driver_reads.view_rows``: a local home, tables
+within ``REASONLAKE_DRIVER_READ_MB``) the triples are a Polars frame and the driver
+answers; elsewhere (a view too large for the driver, a home on object storage, a Spark
+Connect server that cannot see the files) they stay a Spark frame, decoded on the
+executors, and Spark answers (``spark_frames``): the view is never collected. The rows are
+``view_decoding``'s either way.
 """
 from __future__ import annotations
 
@@ -16,24 +19,48 @@ from reasonlake.engine.store.home import Home
 COLUMNS = ["subject", "predicate", "object"]
 
 
-def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[pl.DataFrame, int]:
+class ViewTriples:
+    """The triples a query reads, and the dialect that answers over them."""
+
+    def __init__(self, frame, frames=None):
+        self.frame = frame
+        self.frames = frames  # None: the driver's (Polars)
+        self._height = frame.height if frames is None else None
+
+    @property
+    def backend(self) -> str:
+        return "driver" if self.frames is None else self.frames.name
+
+    @property
+    def height(self) -> int:
+        if self._height is None:
+            self._height = self.frame.count()
+        return self._height
+
+    def answer(self, text: str):
+        from reasonlake.query import run
+
+        return run(self.frame, text, self.frames)
+
+
+def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[ViewTriples, int]:
     """The view's triples at a close or published version, and the close read."""
     record, at, latest = read.picked(home, view, close, version)
     return triples_at(home, view, read.version_read(home, view, record, latest), at), at
 
 
-def triples_at(home: Home, view: str, version: int | None, at: int) -> pl.DataFrame:
+def triples_at(home: Home, view: str, version: int | None, at: int) -> ViewTriples:
     """The view's triples live at close ``at`` in its table's ``version`` (None: the latest),
     whether or not a close record names that version yet (a close answers its registered
     queries before it records itself)."""
-    from reasonlake.engine import arrow_bridge
+    from reasonlake.engine.spark_frames import SparkFrames
     from reasonlake.engine.store import driver_reads
     from reasonlake.engine.store import view_decoding as decoding
 
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
-    else:
-        decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at))
-        frame = arrow_bridge.from_spark(decoded, COLUMNS)
-    return frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique()
+        return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique())
+    decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
+    # read by every triple pattern of every query at this close: decoded once, on the executors
+    return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark))

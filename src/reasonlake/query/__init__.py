@@ -1,8 +1,10 @@
-"""One-off SPARQL queries over a view's content at a close, compiled onto Polars.
+"""One-off SPARQL queries over a view's content at a close, compiled onto a backend.
 
-``run(triples, text)``: the query parsed to rdflib's algebra (``parse``), compiled onto
-LazyFrames over ``triples`` (``polars_plan``: subject, predicate, object in N-Triples
-text) and collected. rdflib parses; it does not evaluate (decision 0035).
+``run(triples, text, frames)``: the query parsed to rdflib's algebra (``parse``), compiled
+(``planner``) onto the frames of a dialect over ``triples`` (subject, predicate, object in
+N-Triples text): Polars LazyFrames by default (``polars_frames``), Spark DataFrames with
+``engine/spark_frames``; the answer collected. rdflib parses; it does not evaluate
+(decisions 0035, 0045).
 """
 from __future__ import annotations
 

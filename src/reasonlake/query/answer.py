@@ -7,7 +7,8 @@ import polars as pl
 
 from reasonlake.errors import SparqlError
 from reasonlake.query import construct, parse
-from reasonlake.query.polars_plan import Planner
+from reasonlake.query.planner import Planner
+from reasonlake.query.polars_frames import PolarsFrames
 from reasonlake.query.solutions import UNIT
 
 
@@ -35,16 +36,19 @@ class Answer:
             spark.createDataFrame([], schema)
 
 
-def run(triples: pl.DataFrame | pl.LazyFrame, text: str) -> Answer:
+def run(triples, text: str, frames=None) -> Answer:
+    """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
+    ``frames`` (default: a Polars frame, answered in the driver)."""
     query = parse.algebra(text)
     root = query.algebra
     if root.name == "DescribeQuery":
         raise SparqlError("DESCRIBE is not supported yet (SELECT, ASK and CONSTRUCT are)")
-    graph = (triples.lazy() if isinstance(triples, pl.DataFrame) else triples).unique()
-    solutions = Planner(graph).solutions(root)
+    frames = frames or PolarsFrames()
+    solutions = Planner(frames.unique(frames.source(triples)), frames).solutions(root)
     if root.name == "AskQuery":
-        return Answer("ASK", boolean=solutions.frame.limit(1).collect().height > 0)
-    frame = solutions.frame.drop(UNIT).collect()
+        return Answer("ASK", boolean=frames.any_row(solutions.frame))
+    shown = [c for c in frames.names(solutions.frame) if c != UNIT]
+    frame = frames.collect(frames.select(solutions.frame, {c: c for c in shown}))
     if root.name == "ConstructQuery":
         missing = [v for v in _template_variables(root.template) if v not in frame.columns]
         frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])

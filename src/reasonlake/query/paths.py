@@ -1,4 +1,5 @@
-"""Property paths (SPARQL 1.1, 9 and 18.4) as frames of (start, end) pairs over the triples.
+"""Property paths (SPARQL 1.1, 9 and 18.4) as frames of (start, end) pairs over the triples,
+in the plan's dialect (``polars_frames``, ``engine/spark_frames``).
 
 ``p1/p2`` and ``p1|p2`` keep duplicates (they are joins and unions of triple patterns);
 ``p*``, ``p+`` and ``p?`` are sets of pairs (the ALP function's visited sets). ``p+`` is a
@@ -17,81 +18,83 @@ from reasonlake.errors import SparqlError
 from reasonlake.query.terms import constant
 
 START, END = "start", "end"
+_MID = "$mid"
 
 
-def pairs(path, triples: pl.LazyFrame, start: str | None = None, end: str | None = None) -> pl.LazyFrame:
+def pairs(frames, path, triples, start: str | None = None, end: str | None = None):
     """The (start, end) pairs ``path`` connects; ``start``/``end``: constant ends of the
     pattern (N-Triples), which narrow a transitive path's search and are zero-length nodes."""
     if isinstance(path, URIRef):
-        return triples.filter(pl.col("predicate") == constant(path)).select(
-            pl.col("subject").alias(START), pl.col("object").alias(END))
+        edges = frames.where_equal(triples, [("predicate", constant(path), False)])
+        return frames.select(edges, {START: "subject", END: "object"})
     if isinstance(path, InvPath):
-        flipped = pairs(path.arg, triples, end, start)
-        return flipped.select(pl.col(END).alias(START), pl.col(START).alias(END))
+        return _flipped(frames, pairs(frames, path.arg, triples, end, start))
     if isinstance(path, SequencePath):
-        out = pairs(path.args[0], triples, start, None)
+        out = pairs(frames, path.args[0], triples, start, None)
         for i, step in enumerate(path.args[1:], 1):
-            nxt = pairs(step, triples, None, end if i == len(path.args) - 1 else None)
-            out = out.join(nxt.rename({START: "$mid"}), left_on=END, right_on="$mid").select(
-                START, pl.col(f"{END}_right").alias(END))
+            nxt = pairs(frames, step, triples, None, end if i == len(path.args) - 1 else None)
+            out = _then(frames, out, nxt)
         return out
     if isinstance(path, AlternativePath):
-        return pl.concat([pairs(a, triples, start, end) for a in path.args])
+        return frames.concat([pairs(frames, a, triples, start, end) for a in path.args])
     if isinstance(path, NegatedPath):
-        return _negated(path, triples)
+        return _negated(frames, path, triples)
     if isinstance(path, MulPath):
-        return _repeated(path, triples, start, end)
+        return _repeated(frames, path, triples, start, end)
     raise SparqlError(f"the property path {path!r} is not supported yet")
 
 
-def _negated(path: NegatedPath, triples: pl.LazyFrame) -> pl.LazyFrame:
+def _flipped(frames, found):
+    return frames.select(found, {START: END, END: START})
+
+
+def _then(frames, first, second):
+    """The pairs (a, c) of a pair (a, b) of ``first`` and (b, c) of ``second``, with duplicates."""
+    joined = frames.join(frames.select(first, {START: START, _MID: END}),
+                         frames.select(second, {_MID: START, END: END}), [_MID])
+    return frames.select(joined, {START: START, END: END})
+
+
+def _negated(frames, path: NegatedPath, triples):
     forward = [constant(a) for a in path.args if isinstance(a, URIRef)]
     backward = [constant(a.arg) for a in path.args if isinstance(a, InvPath) and isinstance(a.arg, URIRef)]
     if len(forward) + len(backward) != len(path.args):
         raise SparqlError(f"the negated property set {path.n3()} is not supported: give IRIs and ^IRIs")
     parts = []
     if forward or not backward:
-        parts.append(triples.filter(~pl.col("predicate").is_in(forward)).select(
-            pl.col("subject").alias(START), pl.col("object").alias(END)))
+        parts.append(frames.select(frames.where_not_in(triples, "predicate", forward), {START: "subject", END: "object"}))
     if backward:
-        parts.append(triples.filter(~pl.col("predicate").is_in(backward)).select(
-            pl.col("object").alias(START), pl.col("subject").alias(END)))
-    return pl.concat(parts)
+        parts.append(frames.select(frames.where_not_in(triples, "predicate", backward), {START: "object", END: "subject"}))
+    return frames.concat(parts)
 
 
-def _repeated(path: MulPath, triples: pl.LazyFrame, start: str | None, end: str | None) -> pl.LazyFrame:
-    edges = pairs(path.path, triples).unique()
+def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None):
+    edges = frames.unique(pairs(frames, path.path, triples))
     parts = []
     if path.mod == "?":
         parts.append(edges)
     elif path.mod in ("+", "*"):
-        parts.append(_closure(edges, start, end))
+        parts.append(_closure(frames, edges, start, end))
     else:
         raise SparqlError(f"the path modifier {path.mod!r} is not supported")
     if path.mod in ("*", "?"):
-        nodes = pl.concat([triples.select(pl.col("subject").alias(START)), triples.select(pl.col("object").alias(START))])
+        nodes = [frames.select(triples, {START: "subject"}), frames.select(triples, {START: "object"})]
         given = [c for c in (start, end) if c is not None]
         if given:
-            nodes = pl.concat([nodes, pl.LazyFrame({START: given}, schema={START: pl.String})])
-        parts.append(nodes.unique().with_columns(pl.col(START).alias(END)))
-    return pl.concat(parts).unique()
+            nodes.append(frames.constant({START: given}, {START: pl.String}))
+        nodes = frames.unique(frames.concat(nodes))
+        parts.append(frames.select(nodes, {START: START, END: START}))
+    return frames.unique(frames.concat(parts))
 
 
-def _closure(edges: pl.LazyFrame, start: str | None, end: str | None) -> pl.LazyFrame:
+def _closure(frames, edges, start: str | None, end: str | None):
     """The transitive closure of ``edges``, from ``start`` only when it is given (else to
     ``end`` only, searched backwards, when that is)."""
     if start is None and end is not None:
-        flipped = edges.select(pl.col(END).alias(START), pl.col(START).alias(END))
-        found = _closure(flipped, end, None)
-        return found.select(pl.col(END).alias(START), pl.col(START).alias(END))
-    steps = edges.collect()
-    reached = steps if start is None else steps.filter(pl.col(START) == start)
-    newest = reached
-    while newest.height:
-        further = newest.join(steps, left_on=END, right_on=START).select(START, pl.col(f"{END}_right").alias(END))
-        newest = further.unique().join(reached, on=[START, END], how="anti")
-        reached = pl.concat([reached, newest])
-    return reached.lazy()
+        return _flipped(frames, _closure(frames, _flipped(frames, edges), end, None))
+    edges = frames.kept(edges)  # read once a round
+    first = edges if start is None else frames.where_equal(edges, [(START, start, False)])
+    return frames.fixpoint(first, lambda newest: _then(frames, newest, edges), [START, END])
 
 
 def is_path(predicate) -> bool:

@@ -222,14 +222,22 @@ def decimal_lexical(value: pl.Expr) -> pl.Expr:
     never an exponent (xsd:decimal has none)."""
     rounded = value.round_sig_figs(15)
     text = rounded.cast(pl.String)
-    # a very large or small value prints with an exponent: written out in full instead
-    return pl.when(text.str.contains("e")).then(rounded.map_elements(_plain_decimal, return_dtype=pl.String)).otherwise(text)
+    # a very large or small value prints with an exponent ("1.5e-7", "1e+20"): its digits are
+    # written out in full instead, by string operations (a Python function per value would be
+    # slow here and could not travel to Spark's executors inside the expression)
+    parts = text.str.extract_groups(r"^(-?)([0-9]+)(?:\.([0-9]*))?e([+-]?[0-9]+)$")
+    sign, whole = parts.struct.field("1"), parts.struct.field("2")
+    digits = whole + parts.struct.field("3").fill_null("")
+    point = whole.str.len_chars().cast(pl.Int64) + parts.struct.field("4").str.strip_prefix("+").cast(pl.Int64)
+    count = digits.str.len_chars().cast(pl.Int64)
 
+    def zeros(n: pl.Expr) -> pl.Expr:
+        return pl.lit("0").repeat_by(pl.max_horizontal(n, pl.lit(0))).list.join("")
 
-def _plain_decimal(value: float) -> str:
-    from decimal import Decimal
-
-    return format(Decimal(repr(value)), "f")
+    plain = (pl.when(point <= 0).then("0." + zeros(-point) + digits)
+             .when(point >= count).then(digits + zeros(point - count))
+             .otherwise(digits.str.slice(0, point) + "." + digits.str.slice(point)))
+    return pl.when(text.str.contains("e")).then(sign + plain).otherwise(text)
 
 
 def numeric_term(rank: pl.Expr, as_float: pl.Expr, as_integer: pl.Expr) -> pl.Expr:

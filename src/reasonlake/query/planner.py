@@ -1,9 +1,15 @@
-"""rdflib's SPARQL algebra compiled onto Polars LazyFrames over a view's triples.
+"""rdflib's SPARQL algebra compiled onto a dialect's frames over a view's triples.
 
 ``triples`` is a frame of ``subject``, ``predicate``, ``object`` in N-Triples text (a
-set: each triple once). Each algebra node (SPARQL 1.1, 18.2) becomes operators on
-``Solutions`` (``solutions``); expressions become Polars expressions (``expressions``).
-A node or function the compiler does not know raises ``SparqlError`` naming it.
+set: each triple once), in the dialect ``frames`` speaks: Polars LazyFrames in the driver
+(``polars_frames``), Spark DataFrames (``engine/spark_frames``). Each algebra node (SPARQL
+1.1, 18.2) becomes operators on ``Solutions`` (``solutions``); expressions become Polars
+expressions (``expressions``), applied to the rows by the dialect (``frames.rows``). A node
+or function the compiler does not know raises ``SparqlError`` naming it.
+
+A row-wise step is built by a module-level function (``_filtered``, ``_extended``, ...) of
+the Polars expressions alone: Spark ships it to its executors, and a step that closed over
+the planner would carry the whole plan with it.
 """
 from __future__ import annotations
 
@@ -15,15 +21,16 @@ from reasonlake.errors import SparqlError
 from reasonlake.query import aggregates, paths
 from reasonlake.query.expressions import Compiler
 from reasonlake.query.ordering import sort_keys
-from reasonlake.query.solutions import UNIT, Solutions, join, left_join, minus, numbered_rows, project, union
+from reasonlake.query.solutions import UNIT, Solutions, join, left_join, minus, project, union
 from reasonlake.query.terms import constant
 
 _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "DESCRIBE"}
 
 
 class Planner:
-    def __init__(self, triples: pl.LazyFrame):
-        self.triples = triples.select("subject", "predicate", "object")
+    def __init__(self, triples, frames):
+        self.frames = frames
+        self.triples = frames.select(triples, {c: c for c in ("subject", "predicate", "object")})
         self._hidden = 0
 
     def hidden(self, what: str) -> str:
@@ -43,7 +50,7 @@ class Planner:
 
     # -- graph patterns ---------------------------------------------------------------------
     def _BGP(self, node) -> Solutions:
-        out = Solutions.unit()
+        out = Solutions.unit(self.frames)
         left = [self._pattern(t) for t in node.triples]
         # join the patterns that share a variable with what is joined so far first (no cross product)
         while left:
@@ -58,7 +65,7 @@ class Planner:
         if paths.is_path(p):
             start = None if _is_variable(s) else constant(s)
             end = None if _is_variable(o) else constant(o)
-            found = paths.pairs(p, self.triples, start, end)
+            found = paths.pairs(self.frames, p, self.triples, start, end)
             slots = [("start", s), ("end", o)]
         else:
             found = self.triples
@@ -66,18 +73,18 @@ class Planner:
         tests, names = [], {}
         for column, term in slots:
             if not _is_variable(term):
-                tests.append(pl.col(column) == constant(term))
+                tests.append((column, constant(term), False))
                 continue
             name = _name(term)
             if name in names.values():  # ?x ?p ?x: the same term in both places
                 first = next(c for c, n in names.items() if n == name)
-                tests.append(pl.col(column) == pl.col(first))
+                tests.append((column, first, True))
                 continue
             names[column] = name
-        if tests:
-            found = found.filter(pl.all_horizontal(tests))
-        frame = found.select([pl.lit(True).alias(UNIT), *(pl.col(c).alias(n) for c, n in names.items())])
-        return Solutions.of(frame, names.values())
+        found = self.frames.where_equal(found, tests)
+        # UNIT added before the projection: a pattern of constants keeps a row per match
+        frame = self.frames.select(self.frames.flag(found, UNIT), {UNIT: UNIT, **{n: c for c, n in names.items()}})
+        return Solutions.of(self.frames, frame, names.values())
 
     def _Join(self, node) -> Solutions:
         return join(self.solutions(node.p1), self.solutions(node.p2))
@@ -86,10 +93,10 @@ class Planner:
         expr = node.get("expr")
         condition = None
         if expr is not None and not (isinstance(expr, CompValue) and expr.name == "TrueFilter"):
-            def condition(joined: Solutions) -> pl.LazyFrame:
+            def condition(joined: Solutions):
                 compiler = self.compiler(joined)
                 truth = compiler.truth(expr)
-                return compiler.apply(joined.frame).filter(truth.fill_null(False)).drop(compiler.names)
+                return self.frames.rows(joined.frame, _filtered(list(compiler.prepared), truth, compiler.names))
         return left_join(self.solutions(node.p1), self.solutions(node.p2), condition)
 
     def _Union(self, node) -> Solutions:
@@ -103,9 +110,8 @@ class Planner:
         inner, exists = self._exists_columns(node.expr, inner)
         compiler = Compiler(inner.variables, exists)
         truth = compiler.truth(node.expr)
-        hidden = [c for c in inner.frame.collect_schema().names() if c.startswith("$exists")]
-        kept = compiler.apply(inner.frame).filter(truth.fill_null(False)).drop([*hidden, *compiler.names])
-        return Solutions(kept, inner.variables, inner.bound)
+        hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
+        return inner.but(self.frames.rows(inner.frame, _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])))
 
     def _Extend(self, node) -> Solutions:
         inner = self.solutions(node.p)
@@ -114,8 +120,8 @@ class Planner:
             raise SparqlError(f"BIND(... AS ?{var}): ?{var} is already bound in the pattern before it")
         compiler = self.compiler(inner)
         term = compiler.term(node.expr)
-        frame = compiler.apply(inner.frame).with_columns(term.alias(var)).drop(compiler.names)
-        return Solutions(frame, (*inner.variables, var), inner.bound)
+        frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), [term.alias(var)], compiler.names))
+        return inner.but(frame, (*inner.variables, var))
 
     def _ToMultiSet(self, node) -> Solutions:
         return self.solutions(node.p)
@@ -125,10 +131,10 @@ class Planner:
         variables = list(dict.fromkeys(str(v) for row in rows for v in row))
         data = {v: [None if row.get(Variable(v), "UNDEF") == "UNDEF" else constant(row[Variable(v)])
                     for row in rows] for v in variables}
-        frame = pl.LazyFrame({UNIT: [True] * len(rows), **data},
-                             schema={UNIT: pl.Boolean, **{v: pl.String for v in variables}})
+        frame = self.frames.constant({UNIT: [True] * len(rows), **data},
+                                     {UNIT: pl.Boolean, **{v: pl.String for v in variables}})
         bound = [v for v in variables if all(x is not None for x in data[v])]
-        return Solutions.of(frame, variables, bound)
+        return Solutions.of(self.frames, frame, variables, bound)
 
     # -- solution modifiers -----------------------------------------------------------------
     def _Project(self, node) -> Solutions:
@@ -136,13 +142,13 @@ class Planner:
 
     def _Distinct(self, node) -> Solutions:
         inner = self.solutions(node.p)
-        return Solutions(inner.frame.unique(maintain_order=True), inner.variables, inner.bound)
+        return inner.but(self.frames.unique(inner.frame))
 
     _Reduced = _Distinct  # REDUCED may drop any duplicates: all of them is allowed
 
     def _Slice(self, node) -> Solutions:
         inner = self.solutions(node.p)
-        return Solutions(inner.frame.slice(node.start or 0, node.length), inner.variables, inner.bound)
+        return inner.but(self.frames.slice(inner.frame, node.start or 0, node.length))
 
     def _OrderBy(self, node) -> Solutions:
         inner = self.solutions(node.p)
@@ -153,10 +159,11 @@ class Planner:
             if isinstance(condition, CompValue) and condition.name == "OrderCondition":
                 expr, down = condition.expr, condition.order == "DESC"
             for key in sort_keys(compiler.term(expr)):
-                keys.append(key)
+                keys.append(key.alias(self.hidden("order")))
                 descending.append(down)
-        frame = compiler.apply(inner.frame).sort(keys, descending=descending, nulls_last=False, maintain_order=True)
-        return Solutions(frame.drop(compiler.names), inner.variables, inner.bound)
+        names = [k.meta.output_name() for k in keys]
+        frame = self.frames.sort(inner.frame, _extended(list(compiler.prepared), keys, compiler.names), names, descending)
+        return inner.but(frame)
 
     # -- grouping ---------------------------------------------------------------------------
     def _AggregateJoin(self, node) -> Solutions:
@@ -168,22 +175,13 @@ class Planner:
             keys.append(self.hidden("key"))
             key_terms.append(compiler.term(expr))
         made = [aggregates.aggregate(a, i, compiler.term, inner.variables) for i, a in enumerate(node.A)]
-        frame = compiler.apply(inner.frame)
-        if keys:
-            frame = frame.with_columns([t.alias(k) for t, k in zip(key_terms, keys)])
-        inputs = [e for a in made for e in a.inputs]
-        if inputs:
-            frame = frame.with_columns(inputs)
+        inputs = [t.alias(k) for t, k in zip(key_terms, keys)] + [e for a in made for e in a.inputs]
+        frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), inputs, compiler.names))
         aggregations = [e for a in made for e in a.aggregations]
-        if keys:
-            grouped = frame.group_by(keys).agg(aggregations) if aggregations else frame.select(keys).unique()
-        else:  # no GROUP BY: one group, even of no rows (COUNT(*) is 0 there)
-            grouped = frame.select(aggregations or [pl.len()])
         names = [str(a.res) for a in node.A]
         results = [a.result.alias(n) for a, n in zip(made, names)]
-        # UNIT by with_columns: a literal alone in a select would make one row of no groups
-        out = grouped.with_columns(pl.lit(True).alias(UNIT)).select([UNIT, *results])
-        return Solutions(out, tuple(names), frozenset())
+        out = self.frames.group(frame, keys, _grouped(keys, aggregations, results))
+        return Solutions(out, tuple(names), frozenset(), self.frames)
 
     # -- queries ----------------------------------------------------------------------------
     def _SelectQuery(self, node) -> Solutions:
@@ -205,12 +203,13 @@ class Planner:
                 _check_exists_pattern(pattern)
                 matches = self.solutions(pattern)
                 column = self.hidden("exists")
-                numbered = Solutions(numbered_rows(inner.frame, "$lid"), ("$lid", *inner.variables),
+                frames = self.frames
+                numbered = inner.but(frames.numbered(inner.frame, "$lid"), ("$lid", *inner.variables),
                                      inner.bound | {"$lid"})
-                hit = join(numbered, matches).frame.select("$lid").unique().with_columns(pl.lit(True).alias(column))
-                frame = numbered.frame.join(hit, on="$lid", how="left").with_columns(
-                    pl.col(column).fill_null(False)).drop("$lid")
-                inner = Solutions(frame, inner.variables, inner.bound)
+                hit = frames.flag(frames.unique(frames.select(join(numbered, matches).frame, {"$lid": "$lid"})), column)
+                frame = frames.fill_false(frames.join(numbered.frame, hit, ["$lid"], "left"), column)
+                kept = [c for c in frames.names(frame) if c != "$lid"]
+                inner = inner.but(frames.select(frame, {c: c for c in kept}))
                 found[id(node)] = column
 
         def exists(node, negated: bool):
@@ -221,6 +220,37 @@ class Planner:
             return ~column if negated else column
 
         return inner, exists
+
+
+def _filtered(prepared: list[pl.Expr], truth: pl.Expr, dropped: list[str]):
+    """The rows whose ``truth`` is true, without the ``dropped`` columns after."""
+    def step(frame: pl.LazyFrame) -> pl.LazyFrame:
+        for column in prepared:
+            frame = frame.with_columns(column)
+        return frame.filter(truth.fill_null(False)).drop(dropped)
+    return step
+
+
+def _extended(prepared: list[pl.Expr], made: list[pl.Expr], dropped: list[str]):
+    """The rows with the columns ``made`` (computed over the ``prepared`` ones, then dropped)."""
+    def step(frame: pl.LazyFrame) -> pl.LazyFrame:
+        for column in prepared:
+            frame = frame.with_columns(column)
+        return frame.with_columns(made).drop(dropped)
+    return step
+
+
+def _grouped(keys: list[str], aggregations: list[pl.Expr], results: list[pl.Expr]):
+    """GROUP BY ``keys`` (none: one group, even of no rows, where COUNT(*) is 0) and the
+    aggregates' terms made of each group's aggregations."""
+    def step(frame: pl.LazyFrame) -> pl.LazyFrame:
+        if keys:
+            grouped = frame.group_by(keys).agg(aggregations) if aggregations else frame.select(keys).unique()
+        else:
+            grouped = frame.select(aggregations or [pl.len()])
+        # UNIT by with_columns: a literal alone in a select would make one row of no groups
+        return grouped.with_columns(pl.lit(True).alias(UNIT)).select([UNIT, *results])
+    return step
 
 
 def _walk(expr):

@@ -1,0 +1,260 @@
+"""Spark's dialect of the query plan (``reasonlake.query.polars_frames`` is the driver's):
+multisets of solutions as Spark DataFrames, for a view the driver should not hold, a
+cluster, Spark Connect (decision 0045).
+
+Joins, unions, MINUS, DISTINCT, ORDER BY, LIMIT/OFFSET, GROUP BY's shuffle and the paths'
+fixpoint are Spark's. A row-wise step (FILTER, BIND, an ORDER BY key, an aggregate's inputs,
+a group's aggregates) is the very Polars function the driver runs, applied by
+``mapInArrow`` to each Arrow batch on the executors: SPARQL's expressions have one
+compilation, and one set of value rules, whichever backend answers. A group's aggregates run
+over a partition that holds the whole group (the frame is shuffled by the group's keys
+first; no GROUP BY: one partition, which a marker row keeps from being empty, so COUNT(*) of
+no rows is 0).
+
+Column names: a SPARQL variable may be any case and the plan's hidden columns hold ``$`` and
+``.``; Spark resolves names without case and reads a dot as a field. Each column is stored
+as ``_physical(name)`` (hex, one case, no dot) and named back at the edges.
+
+Order: ORDER BY numbers the rows (``$rank``) in the order it sorts them; DISTINCT keeps a
+row's first rank and LIMIT/OFFSET take the rows by rank, so ``SELECT DISTINCT ... ORDER BY
+... LIMIT n`` is the first n distinct solutions, as SPARQL's order of modifiers says. Every
+other operator lets the rank go: a sub-query's order does not reach the query around it.
+"""
+from __future__ import annotations
+
+from functools import reduce
+
+import polars as pl
+import pyarrow as pa
+from pyspark.sql import Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+RANK = "$rank"
+_PAD = "$pad"
+
+_SPARK_TYPES = {pl.String: T.StringType(), pl.Boolean: T.BooleanType(), pl.Int8: T.ByteType(),
+                pl.Int16: T.ShortType(), pl.Int32: T.IntegerType(), pl.Int64: T.LongType(),
+                pl.UInt8: T.ShortType(), pl.UInt16: T.IntegerType(), pl.UInt32: T.LongType(),
+                pl.UInt64: T.LongType(), pl.Float32: T.FloatType(), pl.Float64: T.DoubleType(),
+                pl.Null: T.StringType()}
+_ARROW_TYPES = {T.StringType: pa.string(), T.BooleanType: pa.bool_(), T.ByteType: pa.int8(),
+                T.ShortType: pa.int16(), T.IntegerType: pa.int32(), T.LongType: pa.int64(),
+                T.FloatType: pa.float32(), T.DoubleType: pa.float64()}
+_POLARS_TYPES = {T.StringType: pl.String, T.BooleanType: pl.Boolean, T.ByteType: pl.Int8,
+                 T.ShortType: pl.Int16, T.IntegerType: pl.Int32, T.LongType: pl.Int64,
+                 T.FloatType: pl.Float32, T.DoubleType: pl.Float64}
+
+
+def _physical(name: str) -> str:
+    return "c" + name.encode("utf-8").hex()
+
+
+def _logical(column: str) -> str:
+    return bytes.fromhex(column[1:]).decode("utf-8")
+
+
+def _col(name: str):
+    return F.col(_physical(name))
+
+
+class SparkFrames:
+    name = "spark"
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def source(self, frame):
+        """A Spark frame of subject, predicate, object (N-Triples text) in this dialect's names."""
+        return frame.select([F.col(c).alias(_physical(c)) for c in ("subject", "predicate", "object")])
+
+    # -- making frames ------------------------------------------------------------------------
+    def constant(self, columns: dict[str, list], schema: dict[str, pl.DataType]):
+        names = list(schema)
+        struct = T.StructType([T.StructField(_physical(n), _SPARK_TYPES[schema[n]]) for n in names])
+        rows = list(zip(*(columns[n] for n in names))) if names else []
+        return self.spark.createDataFrame(rows, struct)
+
+    def names(self, frame) -> list[str]:
+        return [_logical(c) for c in frame.columns if c != _physical(RANK)]
+
+    # -- columns ------------------------------------------------------------------------------
+    def select(self, frame, columns: dict[str, str | None]):
+        chosen = [(_col(c) if c is not None else F.lit(None).cast("string")).alias(_physical(n))
+                  for n, c in columns.items()]
+        if _physical(RANK) in frame.columns and RANK not in columns:
+            chosen.append(_col(RANK))  # the projection of ordered solutions keeps their order
+        return frame.select(chosen)
+
+    def flag(self, frame, name: str):
+        return _unranked(frame).withColumn(_physical(name), F.lit(True))
+
+    def where_equal(self, frame, tests: list[tuple[str, str, bool]]):
+        if not tests:
+            return frame
+        return frame.where(reduce(lambda a, b: a & b, [_col(c) == (_col(o) if is_col else F.lit(o))
+                                                        for c, o, is_col in tests]))
+
+    def where_not_in(self, frame, column: str, values: list[str]):
+        return frame.where(~_col(column).isin(values)) if values else frame
+
+    # -- joins and sets -----------------------------------------------------------------------
+    def join(self, left, right, on: list[str], how: str = "inner"):
+        left, right = _unranked(left), _unranked(right)
+        if not on and how == "inner":
+            return left.crossJoin(right)
+        keys = {_physical(k): f"on{i}" for i, k in enumerate(on)}
+        right = right.select([F.col(c).alias(keys.get(c, c)) for c in right.columns])
+        condition = reduce(lambda a, b: a & b, [F.col(c) == F.col(k) for c, k in keys.items()])
+        joined = left.join(right, condition, {"inner": "inner", "anti": "left_anti", "left": "left_outer"}[how])
+        return joined if how == "anti" else joined.drop(*keys.values())
+
+    def compatible(self, frame, pairs: list[tuple[str, str]], sharing: bool = False, merge: bool = True):
+        if not pairs:
+            return frame
+        keep = reduce(lambda a, b: a & b, [_col(a).isNull() | _col(b).isNull() | (_col(a) == _col(b))
+                                           for a, b in pairs])
+        if sharing:
+            keep = keep & reduce(lambda a, b: a | b, [_col(a).isNotNull() & _col(b).isNotNull() for a, b in pairs])
+        out = _unranked(frame).where(keep)
+        if merge:
+            merged = {_physical(a): F.coalesce(_col(a), _col(b)).alias(_physical(a)) for a, b in pairs}
+            gone = {_physical(b) for _, b in pairs}
+            out = out.select([merged.get(c, F.col(c)) for c in out.columns if c not in gone])
+        return out
+
+    def concat(self, frames: list):
+        return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), [_unranked(f) for f in frames])
+
+    def unique(self, frame):
+        if _physical(RANK) not in frame.columns:
+            return frame.distinct()
+        # each distinct solution at its first place in the order
+        others = [c for c in frame.columns if c != _physical(RANK)]
+        return frame.groupBy(*others).agg(F.min(_physical(RANK)).alias(_physical(RANK)))
+
+    def numbered(self, frame, name: str):
+        """``frame`` with a row number computed once (a local checkpoint): the plan reads it
+        twice after, and a plan run again may number its rows otherwise."""
+        return _unranked(frame).withColumn(_physical(name), F.monotonically_increasing_id()).localCheckpoint()
+
+    def kept(self, frame):
+        return frame.localCheckpoint()
+
+    def fill_false(self, frame, name: str):
+        return frame.withColumn(_physical(name), F.coalesce(_col(name), F.lit(False)))
+
+    # -- row-wise steps and the modifiers -----------------------------------------------------
+    def rows(self, frame, step):
+        """``step`` (a Polars function of a frame, row by row) on each Arrow batch."""
+        ranked = _physical(RANK) in frame.columns
+        schema = _polars_schema(frame)
+        out = _spark_schema(step(pl.LazyFrame(schema=schema)).collect_schema())
+        if ranked:
+            out = T.StructType([*out.fields, T.StructField(_physical(RANK), T.LongType())])
+        return frame.mapInArrow(_batchwise(step, out, ranked), out)
+
+    def sort(self, frame, keys, names: list[str], descending: list[bool]):
+        keyed = self.rows(_unranked(frame), keys)
+        order = [(_col(n).desc_nulls_first() if down else _col(n).asc_nulls_first()) for n, down in zip(names, descending)]
+        ranked = keyed.withColumn(_physical(RANK), F.row_number().over(Window.orderBy(*order)).cast("long"))
+        return ranked.drop(*[_physical(n) for n in names])
+
+    def slice(self, frame, start: int, length: int | None):
+        if _physical(RANK) in frame.columns:
+            frame = frame.orderBy(_physical(RANK))
+        if start:
+            frame = frame.offset(start)
+        return frame.limit(length) if length is not None else frame
+
+    def group(self, frame, keys: list[str], per_group):
+        frame = _unranked(frame)
+        schema = _polars_schema(frame)
+        out = _spark_schema(per_group(pl.LazyFrame(schema=schema)).collect_schema())
+        if keys:
+            shuffled = frame.repartition(*[_col(k) for k in keys])
+        else:  # one group of every row, even of none: a marker row keeps its one partition from being empty
+            pad = self.spark.createDataFrame([(True,)], T.StructType([T.StructField(_physical(_PAD), T.BooleanType())]))
+            shuffled = frame.withColumn(_physical(_PAD), F.lit(False)).unionByName(pad, allowMissingColumns=True)
+            shuffled = shuffled.repartition(1)
+        return shuffled.mapInArrow(_partitionwise(per_group, out, schema, padded=not keys), out)
+
+    # -- answers ------------------------------------------------------------------------------
+    def collect(self, frame) -> pl.DataFrame:
+        if _physical(RANK) in frame.columns:
+            frame = frame.orderBy(_physical(RANK)).drop(_physical(RANK))
+        table = frame.toArrow()
+        out = pl.from_arrow(table) if table.num_columns else pl.DataFrame()
+        return out.rename({c: _logical(c) for c in out.columns})
+
+    def any_row(self, frame) -> bool:
+        return len(frame.limit(1).collect()) > 0
+
+    def fixpoint(self, reached, step, on: list[str]):
+        reached = reached.localCheckpoint()
+        newest = reached
+        while not newest.isEmpty():
+            newest = self.join(step(newest).distinct(), reached, on, "anti").localCheckpoint()
+            reached = reached.unionByName(newest).localCheckpoint()
+        return reached
+
+
+def _unranked(frame):
+    return frame.drop(_physical(RANK)) if _physical(RANK) in frame.columns else frame
+
+
+def _polars_schema(frame) -> dict[str, pl.DataType]:
+    return {_logical(f.name): _POLARS_TYPES[type(f.dataType)] for f in frame.schema.fields
+            if f.name != _physical(RANK)}
+
+
+def _spark_schema(schema) -> T.StructType:
+    fields = []
+    for name, dtype in schema.items():
+        base = dtype.base_type() if hasattr(dtype, "base_type") else dtype
+        fields.append(T.StructField(_physical(name), _SPARK_TYPES[base]))
+    return T.StructType(fields)
+
+
+def _arrow_schema(schema: T.StructType) -> pa.Schema:
+    return pa.schema([pa.field(f.name, _ARROW_TYPES[type(f.dataType)]) for f in schema.fields])
+
+
+def _to_arrow(frame: pl.DataFrame, target: pa.Schema) -> pa.Table:
+    frame = frame.rename({c: _physical(c) for c in frame.columns})
+    columns = [frame.get_column(f.name).to_arrow().cast(f.type) if frame.height else pa.array([], f.type)
+               for f in target]
+    return pa.Table.from_arrays(columns, schema=target)
+
+
+def _batchwise(step, out: T.StructType, ranked: bool):
+    """The function ``mapInArrow`` runs on each partition: ``step`` on each batch (the rank,
+    when there is one, carried beside it)."""
+    target = _arrow_schema(out)
+
+    def run(batches):
+        for batch in batches:
+            frame = pl.from_arrow(pa.Table.from_batches([batch]))
+            frame = frame.rename({c: _logical(c) for c in frame.columns})
+            if ranked:  # a row-wise step keeps every row's place: the rank goes through as a column
+                frame = frame.with_columns(pl.col(RANK).cast(pl.Int64))
+            yield from _to_arrow(step(frame.lazy()).collect(), target).to_batches()
+    return run
+
+
+def _partitionwise(per_group, out: T.StructType, schema: dict, padded: bool):
+    """The function ``mapInArrow`` runs on each partition: ``per_group`` over all of the
+    partition's rows at once (every group is whole in one partition)."""
+    target = _arrow_schema(out)
+
+    def run(batches):
+        tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+        if not tables:  # no group here (a marker row keeps the one group of no GROUP BY)
+            return
+        frame = pl.concat([pl.from_arrow(t) for t in tables], how="vertical_relaxed")
+        frame = frame.rename({c: _logical(c) for c in frame.columns})
+        if padded:
+            frame = frame.filter(~pl.col(_PAD).fill_null(False)).drop(_PAD)
+        frame = frame.select([pl.col(n).cast(t) for n, t in schema.items()])
+        yield from _to_arrow(per_group(frame.lazy()).collect(), target).to_batches()
+    return run

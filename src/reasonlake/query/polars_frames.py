@@ -1,0 +1,130 @@
+"""The driver's dialect of the query plan: multisets of solutions as Polars LazyFrames.
+
+The planner (``planner``) and the operators between solutions (``solutions``, ``paths``)
+speak to a dialect through the methods below and nothing else; the Spark dialect
+(``engine/spark_frames.py``) answers the same ones over Spark DataFrames. Row-wise steps
+(FILTER, BIND, ORDER BY's keys, an aggregate's inputs) are Polars functions of a frame
+(``rows``), run here on the whole frame and there on each Arrow batch of the executors, so
+every expression has one compilation (``expressions``) whichever backend answers.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import polars as pl
+
+Rows = Callable[[pl.LazyFrame], pl.LazyFrame]
+
+
+class PolarsFrames:
+    name = "driver"
+
+    def source(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
+        """A frame of subject, predicate, object (N-Triples text) as this dialect's."""
+        return frame.lazy() if isinstance(frame, pl.DataFrame) else frame
+
+    # -- making frames ------------------------------------------------------------------------
+    def constant(self, columns: dict[str, list], schema: dict[str, pl.DataType]) -> pl.LazyFrame:
+        return pl.LazyFrame(columns, schema=schema)
+
+    def names(self, frame: pl.LazyFrame) -> list[str]:
+        return frame.collect_schema().names()
+
+    # -- columns ------------------------------------------------------------------------------
+    def select(self, frame: pl.LazyFrame, columns: dict[str, str | None]) -> pl.LazyFrame:
+        """``{new name: column or None}``: the columns renamed, a None an unbound (null) column."""
+        return frame.select([pl.col(c).alias(n) if c is not None else pl.lit(None, pl.String).alias(n)
+                             for n, c in columns.items()])
+
+    def flag(self, frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
+        """``frame`` with a column ``name`` true in every row."""
+        return frame.with_columns(pl.lit(True).alias(name))
+
+    def where_equal(self, frame: pl.LazyFrame, tests: list[tuple[str, str, bool]]) -> pl.LazyFrame:
+        """Rows where each ``(column, other, is_column)`` holds: the column equals the constant
+        text ``other``, or the column ``other`` when ``is_column``."""
+        if not tests:
+            return frame
+        return frame.filter(pl.all_horizontal([pl.col(c) == (pl.col(o) if is_col else pl.lit(o))
+                                               for c, o, is_col in tests]))
+
+    def where_not_in(self, frame: pl.LazyFrame, column: str, values: list[str]) -> pl.LazyFrame:
+        return frame.filter(~pl.col(column).is_in(values))
+
+    # -- joins and sets -----------------------------------------------------------------------
+    def join(self, left: pl.LazyFrame, right: pl.LazyFrame, on: list[str], how: str = "inner") -> pl.LazyFrame:
+        """``how``: inner (a cross product when ``on`` is empty), anti, left."""
+        if not on and how == "inner":
+            return left.join(right, how="cross")
+        return left.join(right, on=on, how=how)
+
+    def compatible(self, frame: pl.LazyFrame, pairs: list[tuple[str, str]], sharing: bool = False,
+                   merge: bool = True) -> pl.LazyFrame:
+        """Rows whose ``(column, right column)`` pairs are compatible (equal where both are
+        bound); with ``sharing``, only those where some pair is bound on both sides; with
+        ``merge``, each column takes the right one's value where it is unbound and the right
+        columns go."""
+        if not pairs:
+            return frame
+        tests = [pl.col(a).is_null() | pl.col(b).is_null() | (pl.col(a) == pl.col(b)) for a, b in pairs]
+        keep = pl.all_horizontal(tests)
+        if sharing:
+            keep = keep & pl.any_horizontal([pl.col(a).is_not_null() & pl.col(b).is_not_null() for a, b in pairs])
+        out = frame.filter(keep)
+        if merge:
+            out = out.with_columns([pl.coalesce(a, b).alias(a) for a, b in pairs]).drop([b for _, b in pairs])
+        return out
+
+    def concat(self, frames: list[pl.LazyFrame]) -> pl.LazyFrame:
+        """The rows of all, each frame's missing columns unbound."""
+        return pl.concat(frames, how="diagonal_relaxed")
+
+    def unique(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        return frame.unique(maintain_order=True)
+
+    def numbered(self, frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
+        """``frame`` with a row number, computed once: the plan is read twice after (the rows
+        that match, the rows that do not), and a lazy plan may give its rows in another order
+        each time it runs (parallel joins, ``unique``), so the numbers would not name one row."""
+        return frame.with_row_index(name).collect().lazy()
+
+    def kept(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        """``frame`` computed now, for a plan that reads it many times (a fixpoint's rounds)."""
+        return frame.collect().lazy()
+
+    def fill_false(self, frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
+        return frame.with_columns(pl.col(name).fill_null(False))
+
+    # -- row-wise steps and the modifiers -----------------------------------------------------
+    def rows(self, frame: pl.LazyFrame, step: Rows) -> pl.LazyFrame:
+        return step(frame)
+
+    def sort(self, frame: pl.LazyFrame, keys: Rows, names: list[str], descending: list[bool]) -> pl.LazyFrame:
+        """Sorted by the key columns ``names`` that ``keys`` adds (unbound first), then without them."""
+        return keys(frame).sort(names, descending=descending, nulls_last=False, maintain_order=True).drop(names)
+
+    def slice(self, frame: pl.LazyFrame, start: int, length: int | None) -> pl.LazyFrame:
+        return frame.slice(start, length)
+
+    def group(self, frame: pl.LazyFrame, keys: list[str], per_group: Rows) -> pl.LazyFrame:
+        """``per_group`` (a grouping of the rows by ``keys``, or of all of them as one group
+        when there is none) over the frame."""
+        return per_group(frame)
+
+    # -- answers ------------------------------------------------------------------------------
+    def collect(self, frame: pl.LazyFrame) -> pl.DataFrame:
+        return frame.collect()
+
+    def any_row(self, frame: pl.LazyFrame) -> bool:
+        return frame.limit(1).collect().height > 0
+
+    def fixpoint(self, reached: pl.LazyFrame, step: Callable[[pl.LazyFrame], pl.LazyFrame],
+                 on: list[str]) -> pl.LazyFrame:
+        """``reached`` grown by ``step`` of the rows found last until a round finds none new
+        (semi-naive: each round steps only from the newest rows)."""
+        reached = reached.collect()
+        newest = reached
+        while newest.height:
+            newest = step(newest.lazy()).unique().join(reached.lazy(), on=on, how="anti").collect()
+            reached = pl.concat([reached, newest])
+        return reached.lazy()
