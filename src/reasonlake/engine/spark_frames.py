@@ -15,7 +15,7 @@ Column names: a SPARQL variable may be any case and the plan's hidden columns ho
 ``.``; Spark resolves names without case and reads a dot as a field. Each column is stored
 as ``_physical(name)`` (hex, one case, no dot) and named back at the edges.
 
-Order: ORDER BY numbers the rows (``$rank``) in the order it sorts them; DISTINCT keeps a
+Order: ORDER BY numbers the rows (``$rank``, increasing in the order it sorts them); DISTINCT keeps a
 row's first rank and LIMIT/OFFSET take the rows by rank, so ``SELECT DISTINCT ... ORDER BY
 ... LIMIT n`` is the first n distinct solutions, as SPARQL's order of modifiers says. Every
 other operator lets the rank go: a sub-query's order does not reach the query around it.
@@ -26,7 +26,6 @@ from functools import reduce
 
 import polars as pl
 import pyarrow as pa
-from pyspark.sql import Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -157,7 +156,10 @@ class SparkFrames:
     def sort(self, frame, keys, names: list[str], descending: list[bool]):
         keyed = self.rows(_unranked(frame), keys)
         order = [(_col(n).desc_nulls_first() if down else _col(n).asc_nulls_first()) for n, down in zip(names, descending)]
-        ranked = keyed.withColumn(_physical(RANK), F.row_number().over(Window.orderBy(*order)).cast("long"))
+        # a global sort leaves each partition after the one before it in the order, and a row's
+        # id grows with its partition and its place in it: the id is the row's rank (with gaps),
+        # with no window moving every row to one partition
+        ranked = keyed.orderBy(*order).withColumn(_physical(RANK), F.monotonically_increasing_id())
         return ranked.drop(*[_physical(n) for n in names])
 
     def slice(self, frame, start: int, length: int | None):
