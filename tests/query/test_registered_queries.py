@@ -120,11 +120,16 @@ def test_a_bad_query_entry_names_the_file_the_field_and_the_fix(tmp_path, entry,
     assert message in str(raised.value), str(raised.value)
 
 
-def test_istream_and_dstream_are_the_differences_of_consecutive_rstreams(spark, cli, tmp_path):
+@pytest.mark.parametrize("backend", ["driver", "spark"])
+def test_istream_and_dstream_are_the_differences_of_consecutive_rstreams(spark, cli, tmp_path, monkeypatch, backend):
     """On a generated stream (``tests/engine/packed.py``), at every processed close: IStream's
     rows are the set of RStream's solutions there less the set at the close before, DStream's
-    the reverse; each solution once."""
+    the reverse; each solution once. Answered in the driver, and by Spark (decision 0045) as
+    for a view the driver does not hold."""
     from tests.engine.packed import generate
+
+    if backend == "spark":
+        monkeypatch.setenv("REASONLAKE_DRIVER_READ_MB", "0")
 
     cases = generate("rdfs-plus", count=8, shapes=((3000, 1000),))
     tbox = "".join(c.ttl() for c in cases)
