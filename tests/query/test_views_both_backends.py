@@ -81,3 +81,8 @@ def test_generated_views_answer_as_rdflib_at_every_close_on_both_backends(spark,
                 compared[backend] += 1
     assert compared["driver"] >= 0.9 * len(CLOSES) * QUERIES_PER_CLOSE
     assert compared["spark"] >= 0.9 * len(CLOSES) * ON_SPARK_PER_CLOSE
+    # a warm process answers the next query at a close from the triples it read there
+    monkeypatch.delenv("REASONLAKE_DRIVER_READ_MB", raising=False)
+    first, _ = query_read.triples(home, "v", CLOSES[-1])
+    assert query_read.triples(home, "v", CLOSES[-1])[0] is first
+    assert query_read.triples(home, "v", CLOSES[-2])[0] is not first

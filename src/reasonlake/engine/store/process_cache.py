@@ -34,6 +34,8 @@ class ProcessCache:
     query_answers: dict = field(default_factory=dict)
     # (a local path?, reads here?, commits here?) -> the access mode chosen  (``access``)
     access: dict = field(default_factory=dict)
+    # view table path -> ((version, close, driver budget), the view's triples there)  (``query_read``)
+    query_views: dict = field(default_factory=dict)
 
     def clear(self) -> None:
         """Drop everything kept (file lists being built are waited for first: they hold
@@ -47,6 +49,7 @@ class ProcessCache:
         self.file_lists.clear()
         self.query_answers.clear()
         self.access.clear()
+        self.query_views.clear()
 
 
 # id(session) -> (session, its cache). The session is kept beside its id so that an id
