@@ -60,6 +60,9 @@ def worker(mode: str, work: Path, n: int, closes: int, seed: int) -> dict:
         return {k: statistics.median(s[k] for s in samples) for k in samples[0]}
     finally:
         if mode == "connect":
+            # the client closed first: pyspark's exit hook would otherwise call the stopped
+            # server, and retry for minutes before the process may end
+            lake.spark.stop()
             Lakehouse(root).stop_server()
 
 
