@@ -30,7 +30,7 @@ class ViewTriples:
     def __init__(self, frame, frames=None):
         self.frame = frame
         self.frames = frames  # None: the driver's (Polars)
-        self._height = frame.height if frames is None else None
+        self._count = None  # Spark's count, asked once
 
     @property
     def backend(self) -> str:
@@ -38,14 +38,16 @@ class ViewTriples:
 
     @property
     def height(self) -> int:
-        if self._height is None:
-            self._height = self.frame.count()
-        return self._height
+        if self.frames is None:
+            return self.frame.height
+        if self._count is None:
+            self._count = self.frame.count()
+        return self._count
 
     def answer(self, text: str):
         from reasonlake.query import run
 
-        return run(self.frame, text, self.frames)
+        return run(self.frame, text, self.frames, distinct=True)  # read as a set (``_read``)
 
 
 def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[ViewTriples, int]:

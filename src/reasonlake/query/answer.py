@@ -36,15 +36,17 @@ class Answer:
             spark.createDataFrame([], schema)
 
 
-def run(triples, text: str, frames=None) -> Answer:
+def run(triples, text: str, frames=None, *, distinct: bool = False) -> Answer:
     """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
-    ``frames`` (default: a Polars frame, answered in the driver)."""
+    ``frames`` (default: a Polars frame, answered in the driver); ``distinct``: the caller's
+    triples hold each triple once already (else they are made a set here)."""
     query = parse.algebra(text)
     root = query.algebra
     if root.name == "DescribeQuery":
         raise SparqlError("DESCRIBE is not supported yet (SELECT, ASK and CONSTRUCT are)")
     frames = frames or PolarsFrames()
-    solutions = Planner(frames.unique(frames.source(triples)), frames).solutions(root)
+    graph = frames.source(triples)
+    solutions = Planner(graph if distinct else frames.unique(graph), frames).solutions(root)
     if root.name == "AskQuery":
         return Answer("ASK", boolean=frames.any_row(solutions.frame))
     shown = [c for c in frames.names(solutions.frame) if c != UNIT]

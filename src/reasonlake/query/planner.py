@@ -153,15 +153,15 @@ class Planner:
     def _OrderBy(self, node) -> Solutions:
         inner = self.solutions(node.p)
         compiler = self.compiler(inner)
-        keys, descending = [], []
+        keys, names, descending = [], [], []
         for condition in node.expr:
             expr, down = condition, False
             if isinstance(condition, CompValue) and condition.name == "OrderCondition":
                 expr, down = condition.expr, condition.order == "DESC"
             for key in sort_keys(compiler.term(expr)):
-                keys.append(key.alias(self.hidden("order")))
+                names.append(self.hidden("order"))
+                keys.append(key.alias(names[-1]))
                 descending.append(down)
-        names = [k.meta.output_name() for k in keys]
         frame = self.frames.sort(inner.frame, _extended(list(compiler.prepared), keys, compiler.names), names, descending)
         return inner.but(frame)
 
