@@ -37,6 +37,8 @@ class Step:
     tbox: list[tuple[str, str, str]] = field(default_factory=list)
     item: dict | None = None  # ts, file, line of a stream item
     background: bool = False
+    # every step down to the leaves has its own origin as its oldest premise's
+    exact: bool = field(default=True, repr=False, compare=False)
 
 
 # Entailed TBox axiom each linear rule instantiates: (subject, predicate, object) of the rule.
@@ -102,7 +104,9 @@ class Deriver:
             step = Step(key, origin, rule, background=True)
         else:
             step = self._derived(key, origin, rule, path | {key})
-            if not step.premises:  # every derivation ran through the path: not final elsewhere
+            if not step.exact:
+                # every derivation that gives the fact its origin runs through the path: the
+                # one found holds here only, and the fact is explained afresh elsewhere
                 return step
         self.done[key] = step
         return step
@@ -114,11 +118,19 @@ class Deriver:
         derivations as new, the table's rule first. A step without premises when none can."""
         ranked = sorted(((min(self._origin(p) for p in premises), by == rule, -n, by, premises, tbox)
                          for n, (premises, tbox, by) in enumerate(self._candidates(key, path))), reverse=True)
-        for _, _, _, by, premises, tbox in ranked:
+        fallback = None
+        for oldest, _, _, by, premises, tbox in ranked:
             steps = [self.explain(p, path) for p in premises]
-            if all(s is not None and (s.rule is None or s.background or s.premises) for s in steps):
-                return Step(key, origin, by, steps, tbox)
-        return Step(key, origin, rule)
+            if not all(s is not None and (s.rule is None or s.background or s.premises) for s in steps):
+                continue
+            # a premise as new as the fact may itself owe its origin to the fact (a cycle
+            # through the path): take the derivation whose every step has its own origin
+            exact = oldest == origin and all(s.exact for s in steps)
+            step = Step(key, origin, by, steps, tbox, exact=exact)
+            if exact:
+                return step
+            fallback = fallback or step
+        return fallback or Step(key, origin, rule, exact=False)
 
     def _origin(self, key: Key) -> int:
         rows = self.best(*key)
