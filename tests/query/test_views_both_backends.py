@@ -14,6 +14,7 @@ from reasonlake.engine import query_read
 from reasonlake.query.terms import constant
 from tests.cli.helpers import jsonl, simple_view
 from tests.query import generated
+from tests.query.backends import view_triples
 from tests.query.test_matches_rdflib import _seed, compare_answers
 
 EX, OTHER = generated.EX, generated.OTHER
@@ -67,12 +68,7 @@ def test_generated_views_answer_as_rdflib_at_every_close_on_both_backends(spark,
             query = drawn.query()
             backends = ["driver", "spark"] if k < ON_SPARK_PER_CLOSE else ["driver"]
             for backend in backends:
-                if backend == "spark":
-                    monkeypatch.setenv("REASONLAKE_DRIVER_READ_MB", "0")  # the view does not fit the driver
-                else:
-                    monkeypatch.delenv("REASONLAKE_DRIVER_READ_MB", raising=False)
-                triples, at = query_read.triples(home, "v", close)
-                assert (at, triples.backend) == (close, backend)
+                triples = view_triples(home, "v", close, backend, monkeypatch)
                 found = compare_answers(graph, query, lambda: triples.answer(query), drawn.as_set)
                 if found is not None and found.startswith("SKIP"):
                     continue

@@ -68,7 +68,7 @@ def _answered_again(home: Home, decl: ViewDecl, query: QueryDecl, record: state.
     """The answer at an earlier close, read again at the version it recorded; None when that
     version is gone (a vacuum): the query then reports as if it had no earlier answer."""
     try:
-        triples = query_read.triples_at(home, decl.name, record.version, record.close)
+        triples = query_read.triples_at(home, decl.name, record.version, record.close, record.events_seq)
     except Exception as exc:  # Delta refuses the version: its files are vacuumed
         print(f"reasonlake: warning: view {decl.name}: query {query.name}: the answer at the previous close "
               f"(version {record.version}) cannot be read again ({str(exc).splitlines()[0][:200]}); "

@@ -9,6 +9,12 @@ Connect server that cannot see the files) they stay a Spark frame, decoded on th
 executors, and Spark answers (``spark_frames``): the view is never collected. The rows are
 ``view_decoding``'s either way.
 
+A query with event operators (EP-SPARQL, decision 0046) reads the view's *occurrences*
+instead: each stream item of the window at the close, with its time as its interval, once
+per arrival (an item that came twice is two occurrences), where the view holds its triple
+and no repair removed it. Spark reads them (the events table, the view and its tombstones,
+joined on ids); the driver's dialect takes them as Arrow.
+
 A process keeps the triples it last read of each view (``ProcessCache.query_views``), by
 the published version whose content they are and the close: a version's content never
 changes, so a warm process (the server, the runner, a notebook) answers the next query at
@@ -27,10 +33,12 @@ COLUMNS = ["subject", "predicate", "object"]
 class ViewTriples:
     """The triples a query reads, and the dialect that answers over them."""
 
-    def __init__(self, frame, frames=None):
+    def __init__(self, frame, frames=None, occurrences=None):
         self.frame = frame
         self.frames = frames  # None: the driver's (Polars)
         self._count = None  # Spark's count, asked once
+        self._occurrences = occurrences  # a function giving them as a Spark frame; None: none known
+        self._read_occurrences = None
 
     @property
     def backend(self) -> str:
@@ -47,21 +55,35 @@ class ViewTriples:
     def answer(self, text: str):
         from reasonlake.query import run
 
-        return run(self.frame, text, self.frames, distinct=True)  # read as a set (``_read``)
+        # read as a set (``_read``)
+        return run(self.frame, text, self.frames, distinct=True,
+                   occurrences=self.occurrences if self._occurrences is not None else None)
+
+    def occurrences(self):
+        """The window's timed occurrences (subject, predicate, object, START, END), read once."""
+        if self._read_occurrences is None:
+            found = self._occurrences()
+            if self.frames is None:
+                found = pl.from_arrow(found.toArrow())
+            else:  # every event pattern reads them: read once, on the executors
+                found = found.localCheckpoint(eager=False)
+            self._read_occurrences = found
+        return self._read_occurrences
 
 
 def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[ViewTriples, int]:
     """The view's triples at a close or published version, and the close read."""
     record, at, latest = read.picked(home, view, close, version)
     return _kept(home, view, record.version, at,
-                 lambda: _read(home, view, read.version_read(home, view, record, latest), at)), at
+                 lambda: _read(home, view, read.version_read(home, view, record, latest), at,
+                               record.events_seq)), at
 
 
-def triples_at(home: Home, view: str, version: int, at: int) -> ViewTriples:
+def triples_at(home: Home, view: str, version: int, at: int, events_seq: int | None = None) -> ViewTriples:
     """The view's triples live at close ``at`` in its table's ``version``, whether or not a
     close record names that version yet (a close answers its registered queries before it
-    records itself)."""
-    return _kept(home, view, version, at, lambda: _read(home, view, version, at))
+    records itself); ``events_seq``: the last ingest the close read (None: any)."""
+    return _kept(home, view, version, at, lambda: _read(home, view, version, at, events_seq))
 
 
 def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriples:
@@ -81,15 +103,49 @@ def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriple
     return triples
 
 
-def _read(home: Home, view: str, version: int | None, at: int) -> ViewTriples:
+def _read(home: Home, view: str, version: int | None, at: int, events_seq: int | None) -> ViewTriples:
     from reasonlake.engine.spark_frames import SparkFrames
     from reasonlake.engine.store import driver_reads
     from reasonlake.engine.store import view_decoding as decoding
 
+    def timed():
+        return occurrences(home, view, version, at, events_seq)
+
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
-        return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique())
+        return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), occurrences=timed)
     decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
     # read by every triple pattern of every query at this close: decoded once, on the executors
-    return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark))
+    return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark), timed)
+
+
+def occurrences(home: Home, view: str, version: int | None, at: int, events_seq: int | None):
+    """The stream items of the window at ``at`` that the view holds (its table's
+    ``version``), one row per arrival: subject, predicate, object (N-Triples), START and
+    END (the item's time), as a Spark frame."""
+    from pyspark.sql import functions as F
+
+    from reasonlake.engine import repair_step
+    from reasonlake.engine.store import table_log
+    from reasonlake.engine.store import view_decoding as decoding
+    from reasonlake.engine.store.dictionary import decode
+    from reasonlake.query.solutions import END, START
+
+    decl = home.view(view)
+    opens = decl.window.opens(at)
+    events = home.table("events").where(
+        (F.col("stream") == decl.stream) & (F.col("ts_day") >= opens // 86_400_000) & (F.col("ts") > opens)
+        & (F.col("ts") <= at)
+        & (F.col("ingest_seq") <= events_seq if events_seq is not None else F.lit(True)))
+    items = events.select(F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts")
+    held = read.facts_of_version(home, view, version, at).select("s", "p", "o")
+    items = items.join(held, ["s", "p", "o"], "left_semi")
+    if table_log.is_delta(home.spark, repair_step.removed_path(home, view)):
+        removed = home.spark.read.format("delta").load(repair_step.removed_path(home, view)) \
+            .where(F.col("close") <= at).select("s", "p", "o", "ts")
+        items = items.join(removed, ["s", "p", "o", "ts"], "left_anti")
+    named = decode(items, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
+    terms = ("subject", "predicate", "object")
+    return named.where(decoding.visible(decoding.SPARK, terms)).select(
+        *terms, F.col("ts").alias(START), F.col("ts").alias(END))

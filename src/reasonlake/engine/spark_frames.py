@@ -29,6 +29,8 @@ import pyarrow as pa
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from reasonlake.query.solutions import TIMES
+
 RANK = "$rank"
 _PAD = "$pad"
 
@@ -63,9 +65,11 @@ class SparkFrames:
     def __init__(self, spark):
         self.spark = spark
 
-    def source(self, frame):
-        """A Spark frame of subject, predicate, object (N-Triples text) in this dialect's names."""
-        return frame.select([F.col(c).alias(_physical(c)) for c in ("subject", "predicate", "object")])
+    def source(self, frame, timed: bool = False):
+        """A Spark frame of subject, predicate, object (N-Triples text), and with ``timed``
+        the occurrences' ``START`` and ``END``, in this dialect's names."""
+        columns = ("subject", "predicate", "object", *(TIMES if timed else ()))
+        return frame.select([F.col(f"`{c}`").alias(_physical(c)) for c in columns])
 
     # -- making frames ------------------------------------------------------------------------
     def constant(self, columns: dict[str, list], schema: dict[str, pl.DataType]):

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from reasonlake.errors import SparqlError
-from reasonlake.query import construct, parse
+from reasonlake.query import construct, events, parse
 from reasonlake.query.planner import Planner
 from reasonlake.query.polars_frames import PolarsFrames
-from reasonlake.query.solutions import UNIT
+from reasonlake.query.solutions import TIMES, UNIT
 
 
 @dataclass
@@ -36,20 +36,30 @@ class Answer:
             spark.createDataFrame([], schema)
 
 
-def run(triples, text: str, frames=None, *, distinct: bool = False) -> Answer:
+def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=None) -> Answer:
     """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
     ``frames`` (default: a Polars frame, answered in the driver); ``distinct``: the caller's
-    triples hold each triple once already (else they are made a set here)."""
+    triples hold each triple once already (else they are made a set here). A query with
+    event operators (EP-SPARQL, ``events``) reads ``occurrences`` instead, a function giving
+    the frame of timed occurrences (subject, predicate, object, ``START``, ``END``)."""
+    text, timed = events.translate(text)
     query = parse.algebra(text)
     root = query.algebra
     if root.name == "DescribeQuery":
         raise SparqlError("DESCRIBE is not supported yet (SELECT, ASK and CONSTRUCT are)")
     frames = frames or PolarsFrames()
-    graph = frames.source(triples)
-    solutions = Planner(graph if distinct else frames.unique(graph), frames).solutions(root)
+    if timed:
+        if occurrences is None:
+            raise SparqlError("event operators (SEQ, EQUALS, OPTIONALSEQ, EQUALSOPTIONAL) and getDURATION(), "
+                              "getSTARTTIME(), getENDTIME() read a view's stream items with their times: "
+                              "query a view for them")
+        solutions = Planner(frames.source(occurrences(), timed=True), frames, timed=True).solutions(root)
+    else:
+        graph = frames.source(triples)
+        solutions = Planner(graph if distinct else frames.unique(graph), frames).solutions(root)
     if root.name == "AskQuery":
         return Answer("ASK", boolean=frames.any_row(solutions.frame))
-    shown = [c for c in frames.names(solutions.frame) if c != UNIT]
+    shown = [c for c in frames.names(solutions.frame) if c not in (UNIT, *TIMES)]
     frame = frames.collect(frames.select(solutions.frame, {c: c for c in shown}))
     if root.name == "ConstructQuery":
         missing = [v for v in _template_variables(root.template) if v not in frame.columns]

@@ -53,9 +53,10 @@ class Compiler:
     """Compiles the expressions of one part of a query, over the columns ``columns`` (a
     variable that is not one of them is unbound everywhere)."""
 
-    def __init__(self, columns, exists: Callable | None = None):
+    def __init__(self, columns, exists: Callable | None = None, timed: bool = False):
         self.columns = set(columns)
         self.exists = exists  # (EXISTS node, negated) -> Boolean expression; None: not here
+        self.timed = timed  # the frame has the solution's interval (EP-SPARQL's functions read it)
         # Each operator reads its arguments many times (a term is taken apart for every type
         # it may have): a nested argument is computed once into a hidden column first, or
         # the expression would grow exponentially with the nesting. ``apply`` adds them.
@@ -267,6 +268,18 @@ class Compiler:
         return truth_value(pl.when(T.is_string_literal(text)).then(T.lexical(text).str.contains(pattern)))
 
     def _Function(self, e) -> Value:
+        from reasonlake.query.events import EVENT
+        from reasonlake.query.solutions import END, START
+
+        if str(e.iri).startswith(EVENT) and not e.expr:
+            if not self.timed:
+                raise SparqlError("getDURATION(), getSTARTTIME() and getENDTIME() read the interval of a pattern's "
+                                  "occurrences: here (in a sub-query's projection, a GROUP BY) there is none")
+            made = {"duration": lambda: T.duration_term(pl.col(END) - pl.col(START)),
+                    "start": lambda: T.moment_term(pl.col(START)),
+                    "end": lambda: T.moment_term(pl.col(END))}.get(str(e.iri)[len(EVENT):])
+            if made is not None:
+                return Value(made())
         raise SparqlError(f"the function or cast <{e.iri}> is not supported yet in reasonlake's SPARQL")
 
 
@@ -297,11 +310,13 @@ def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr
     ka, kb = (hidden(T.moment_kind(t)) for t in moments)
     ma, mb = (hidden(T.moment(t)) for t in moments)
     la, lb = (hidden(pl.when(T.is_simple(t)).then(T.lexical(t))) for t in (a, b))
+    da, db = (hidden(T.duration(T.of_types(t, [T.XSD_DURATION, T.XSD_DAY_TIME_DURATION]))) for t in (a, b))
     both_numbers = na.is_not_null() & nb.is_not_null()
     both_simple = T.is_simple(a) & T.is_simple(b)
     both_booleans = ba.is_not_null() & bb.is_not_null()
     both_moments = ka.is_not_null() & (ka == kb)
     both_integers = ia.is_not_null() & ib.is_not_null()
+    both_durations = da.is_not_null() & db.is_not_null()
 
     # = and != by value are one test: != is its negation, an error staying one
     asked = "=" if op in ("=", "!=") else op
@@ -313,8 +328,9 @@ def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr
               .when(both_numbers).then(by(na, nb))
               .when(both_simple).then(by(la, lb))
               .when(both_booleans).then(by(ba.cast(pl.Int8), bb.cast(pl.Int8)))
-              .when(both_moments).then(by(ma, mb)))
-    comparable = both_numbers | both_simple | both_booleans | both_moments
+              .when(both_moments).then(by(ma, mb))
+              .when(both_durations).then(by(da, db)))
+    comparable = both_numbers | both_simple | both_booleans | both_moments | both_durations
     known = a.is_not_null() & b.is_not_null()
     if op in ("=", "!="):
         # RDFterm-equal: the same term is equal; two different literals of types without an

@@ -6,11 +6,16 @@ from reasonlake.errors import SparqlError
 
 
 def algebra(text: str):
-    """rdflib's translated query (``.algebra``: the root, a SelectQuery, AskQuery, ...)."""
+    """rdflib's translated query (``.algebra``: the root, a SelectQuery, AskQuery, ...);
+    EP-SPARQL's operators are translated first (``events``: a text translated already is
+    left as it is)."""
     from pyparsing import ParseException
     from rdflib.plugins.sparql import parser
     from rdflib.plugins.sparql.algebra import translateQuery
 
+    from reasonlake.query.events import translate
+
+    text, _ = translate(text)
     try:
         parsed = parser.parseQuery(text)
     except ParseException as exc:

@@ -1,7 +1,9 @@
 """rdflib's SPARQL algebra compiled onto a dialect's frames over a view's triples.
 
 ``triples`` is a frame of ``subject``, ``predicate``, ``object`` in N-Triples text (a
-set: each triple once), in the dialect ``frames`` speaks: Polars LazyFrames in the driver
+set: each triple once; for a query with event operators, ``events``, the timed occurrences
+with their interval, ``START`` and ``END``, and the same triple once per occurrence), in
+the dialect ``frames`` speaks: Polars LazyFrames in the driver
 (``polars_frames``), Spark DataFrames (``engine/spark_frames``). Each algebra node (SPARQL
 1.1, 18.2) becomes operators on ``Solutions`` (``solutions``); expressions become Polars
 expressions (``expressions``), applied to the rows by the dialect (``frames.rows``). A node
@@ -19,18 +21,21 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
 from reasonlake.query import aggregates, paths
+from reasonlake.query.events import EVENT
 from reasonlake.query.expressions import Compiler
 from reasonlake.query.ordering import sort_keys
-from reasonlake.query.solutions import UNIT, Solutions, join, left_join, minus, project, union
+from reasonlake.query.solutions import TIMES, UNIT, Solutions, join, left_join, minus, project, union
 from reasonlake.query.terms import constant
 
 _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "DESCRIBE"}
 
 
 class Planner:
-    def __init__(self, triples, frames):
+    def __init__(self, triples, frames, timed: bool = False):
         self.frames = frames
-        self.triples = frames.select(triples, {c: c for c in ("subject", "predicate", "object")})
+        self.timed = timed
+        columns = ("subject", "predicate", "object", *(TIMES if timed else ()))
+        self.triples = frames.select(triples, {c: c for c in columns})
         self._hidden = 0
 
     def hidden(self, what: str) -> str:
@@ -46,7 +51,7 @@ class Planner:
         return handler(node)
 
     def compiler(self, solutions: Solutions) -> Compiler:
-        return Compiler(solutions.variables)
+        return Compiler(solutions.variables, timed=solutions.timed)
 
     # -- graph patterns ---------------------------------------------------------------------
     def _BGP(self, node) -> Solutions:
@@ -62,6 +67,9 @@ class Planner:
 
     def _pattern(self, triple) -> Solutions:
         s, p, o = triple
+        if paths.is_path(p) and self.timed:
+            raise SparqlError("a property path in a query with event operators is not supported yet (the "
+                              "interval of a path's occurrences is not defined)")
         if paths.is_path(p):
             start = None if _is_variable(s) else constant(s)
             end = None if _is_variable(o) else constant(o)
@@ -83,21 +91,51 @@ class Planner:
             names[column] = name
         found = self.frames.where_equal(found, tests)
         # UNIT added before the projection: a pattern of constants keeps a row per match
-        frame = self.frames.select(self.frames.flag(found, UNIT), {UNIT: UNIT, **{n: c for c, n in names.items()}})
-        return Solutions.of(self.frames, frame, names.values())
+        times = {t: t for t in TIMES} if self.timed else {}
+        frame = self.frames.select(self.frames.flag(found, UNIT),
+                                   {UNIT: UNIT, **times, **{n: c for c, n in names.items()}})
+        return Solutions.of(self.frames, frame, names.values(), timed=self.timed)
 
     def _Join(self, node) -> Solutions:
         return join(self.solutions(node.p1), self.solutions(node.p2))
 
     def _LeftJoin(self, node) -> Solutions:
         expr = node.get("expr")
-        condition = None
-        if expr is not None and not (isinstance(expr, CompValue) and expr.name == "TrueFilter"):
-            def condition(joined: Solutions):
-                compiler = self.compiler(joined)
-                truth = compiler.truth(expr)
-                return self.frames.rows(joined.frame, _filtered(list(compiler.prepared), truth, compiler.names))
-        return left_join(self.solutions(node.p1), self.solutions(node.p2), condition)
+        if isinstance(expr, CompValue) and expr.name == "TrueFilter":
+            expr = None
+        return left_join(self.solutions(node.p1), self.solutions(node.p2), self._condition(expr))
+
+    def _Graph(self, node) -> Solutions:
+        """An event operator (``events``): ``{P1} SEQ {P2}`` and the others, as SeqJoin,
+        EqJoin, SeqRightJoin and EqLeftJoin of the paper; the optional side's top FILTER is
+        the condition of the two optional ones, as OPTIONAL's is."""
+        term = str(node.term)
+        if not term.startswith(EVENT) or node.p.name != "Union":
+            raise SparqlError("GRAPH is not supported yet in reasonlake's SPARQL (a query reads the view's one graph)")
+        operator = term[len(EVENT):]
+        if operator == "seq":
+            return join(self.solutions(node.p.p1), self.solutions(node.p.p2), "seq")
+        if operator == "equals":
+            return join(self.solutions(node.p.p1), self.solutions(node.p.p2), "equals")
+        if operator == "optionalseq":  # the right side is kept; the left, earlier, joins where it is
+            optional, expr = _top_filter(node.p.p1)
+            kept = self.solutions(node.p.p2)
+            return left_join(kept, self.solutions(optional), self._condition(expr), "after")
+        if operator == "equalsoptional":
+            optional, expr = _top_filter(node.p.p2)
+            kept = self.solutions(node.p.p1)
+            return left_join(kept, self.solutions(optional), self._condition(expr), "equals")
+        raise SparqlError(f"the event operator {operator.upper()} is not known")
+
+    def _condition(self, expr):
+        if expr is None:
+            return None
+
+        def condition(joined: Solutions):
+            compiler = self.compiler(joined)
+            truth = compiler.truth(expr)
+            return self.frames.rows(joined.frame, _filtered(list(compiler.prepared), truth, compiler.names))
+        return condition
 
     def _Union(self, node) -> Solutions:
         return union(self.solutions(node.p1), self.solutions(node.p2))
@@ -108,7 +146,7 @@ class Planner:
     def _Filter(self, node) -> Solutions:
         inner = self.solutions(node.p)
         inner, exists = self._exists_columns(node.expr, inner)
-        compiler = Compiler(inner.variables, exists)
+        compiler = Compiler(inner.variables, exists, timed=inner.timed)
         truth = compiler.truth(node.expr)
         hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
         return inner.but(self.frames.rows(inner.frame, _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])))
@@ -181,7 +219,7 @@ class Planner:
         names = [str(a.res) for a in node.A]
         results = [a.result.alias(n) for a, n in zip(made, names)]
         out = self.frames.group(frame, keys, _grouped(keys, aggregations, results))
-        return Solutions(out, tuple(names), frozenset(), self.frames)
+        return Solutions(out, tuple(names), frozenset(), self.frames)  # a group has no one interval
 
     # -- queries ----------------------------------------------------------------------------
     def _SelectQuery(self, node) -> Solutions:
@@ -251,6 +289,13 @@ def _grouped(keys: list[str], aggregations: list[pl.Expr], results: list[pl.Expr
         # UNIT by with_columns: a literal alone in a select would make one row of no groups
         return grouped.with_columns(pl.lit(True).alias(UNIT)).select([UNIT, *results])
     return step
+
+
+def _top_filter(pattern):
+    """A pattern's own FILTER taken off it, to be an optional join's condition: (pattern, expr)."""
+    if isinstance(pattern, CompValue) and pattern.name == "Filter":
+        return pattern.p, pattern.expr
+    return pattern, None
 
 
 def _walk(expr):

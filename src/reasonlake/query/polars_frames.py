@@ -19,8 +19,9 @@ Rows = Callable[[pl.LazyFrame], pl.LazyFrame]
 class PolarsFrames:
     name = "driver"
 
-    def source(self, frame: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
-        """A frame of subject, predicate, object (N-Triples text) as this dialect's."""
+    def source(self, frame: pl.DataFrame | pl.LazyFrame, timed: bool = False) -> pl.LazyFrame:
+        """A frame of subject, predicate, object (N-Triples text), and with ``timed`` the
+        occurrences' ``START`` and ``END``, as this dialect's."""
         return frame.lazy() if isinstance(frame, pl.DataFrame) else frame
 
     # -- making frames ------------------------------------------------------------------------

@@ -7,6 +7,13 @@ A frame has one String column per variable (N-Triples text, null: unbound) and a
 pattern is one such row, and a group by nothing groups on it). ``bound`` names the variables
 bound in every row: joins on those are plain equi-joins, the others are joined by SPARQL's
 compatibility (equal, or unbound on either side).
+
+In a query with event operators (``events``, EP-SPARQL) a solution is timed: ``START`` and
+``END`` (Int64 milliseconds) hold the interval of the occurrences it matched, and a join
+combines two solutions' intervals into the one that spans both (the paper's combination:
+the earlier start, the later end). ``when`` tests the two intervals before they combine:
+"seq" (the left ends before the right starts), "after" (the right ends before the left
+starts), "equals" (the same interval).
 """
 from __future__ import annotations
 
@@ -15,8 +22,13 @@ from typing import Any
 
 import polars as pl
 
+from reasonlake.errors import SparqlError
+
 UNIT = "$unit"  # SPARQL variable names cannot hold '$': hidden columns start with it
 ROW = "$row"
+START, END = "$start", "$end"
+_RIGHT_START, _RIGHT_END = "$right.start", "$right.end"
+TIMES = (START, END)
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: a frame has no equality
@@ -25,6 +37,12 @@ class Solutions:
     variables: tuple[str, ...]
     bound: frozenset[str]
     frames: Any  # the dialect (PolarsFrames, SparkFrames)
+    timed: bool = False  # the frame has START and END
+
+    @property
+    def hidden(self) -> tuple[str, ...]:
+        """The columns every operator keeps beside the variables."""
+        return (UNIT, *TIMES) if self.timed else (UNIT,)
 
     @staticmethod
     def unit(frames) -> Solutions:
@@ -32,14 +50,15 @@ class Solutions:
         return Solutions(frames.constant({UNIT: [True]}, {UNIT: pl.Boolean}), (), frozenset(), frames)
 
     @staticmethod
-    def of(frames, frame, variables, bound=None) -> Solutions:
+    def of(frames, frame, variables, bound=None, timed: bool = False) -> Solutions:
         variables = tuple(variables)
-        return Solutions(frame, variables, frozenset(variables if bound is None else bound), frames)
+        return Solutions(frame, variables, frozenset(variables if bound is None else bound), frames, timed)
 
-    def but(self, frame, variables=None, bound=None) -> Solutions:
-        """The same solutions' dialect with another frame (and variables, bound)."""
+    def but(self, frame, variables=None, bound=None, timed: bool | None = None) -> Solutions:
+        """The same solutions' dialect with another frame (and variables, bound, timed)."""
         return Solutions(frame, self.variables if variables is None else tuple(variables),
-                         self.bound if bound is None else frozenset(bound), self.frames)
+                         self.bound if bound is None else frozenset(bound), self.frames,
+                         self.timed if timed is None else timed)
 
 
 def _right_name(var: str) -> str:
@@ -55,7 +74,8 @@ def _paired(left: Solutions, right: Solutions):
     exact = [v for v in shared if v in left.bound and v in right.bound]
     loose = [v for v in shared if v not in exact]
     # the right's UNIT comes along under a name of its own: a frame of no columns has no rows
-    renamed = {(_right_name(c) if c in loose or c == UNIT else c): c for c in frames.names(right.frame)}
+    own = {UNIT: _right_name(UNIT), START: _RIGHT_START, END: _RIGHT_END}
+    renamed = {(_right_name(c) if c in loose else own.get(c, c)): c for c in frames.names(right.frame)}
     paired = frames.join(left.frame, frames.select(right.frame, renamed), exact)
     return paired, [(v, _right_name(v)) for v in loose]
 
@@ -64,27 +84,56 @@ def _columns(names) -> dict[str, str]:
     return {n: n for n in names}
 
 
-def join(left: Solutions, right: Solutions) -> Solutions:
+def join(left: Solutions, right: Solutions, when: str | None = None) -> Solutions:
     frames = left.frames
     paired, loose = _paired(left, right)
     variables = left.variables + tuple(v for v in right.variables if v not in left.variables)
     merged = frames.compatible(paired, loose)
-    return left.but(frames.select(merged, _columns([UNIT, *variables])), variables, left.bound | right.bound)
+    timed = left.timed or right.timed
+    if when is not None and not (left.timed and right.timed):
+        raise SparqlError("an event operator's two sides must each match triples (a VALUES or a sub-query "
+                          "alone has no time)")
+    if timed:
+        merged = frames.rows(merged, _combined(left.timed, right.timed, when))
+    hidden = (UNIT, *TIMES) if timed else (UNIT,)
+    return left.but(frames.select(merged, _columns([*hidden, *variables])), variables, left.bound | right.bound, timed)
 
 
-def left_join(left: Solutions, right: Solutions, condition=None) -> Solutions:
+def _combined(left_timed: bool, right_timed: bool, when: str | None):
+    """The pairs whose intervals stand as ``when`` asks, each with the interval spanning both."""
+    def step(frame: pl.LazyFrame) -> pl.LazyFrame:
+        if not right_timed:
+            return frame
+        if not left_timed:
+            return frame.rename({_RIGHT_START: START, _RIGHT_END: END})
+        start, end, right_start, right_end = (pl.col(c) for c in (START, END, _RIGHT_START, _RIGHT_END))
+        if when == "seq":
+            frame = frame.filter(end < right_start)
+        elif when == "after":
+            frame = frame.filter(right_end < start)
+        elif when == "equals":
+            frame = frame.filter((start == right_start) & (end == right_end))
+        return frame.with_columns(pl.min_horizontal(start, right_start).alias(START),
+                                  pl.max_horizontal(end, right_end).alias(END)).drop(_RIGHT_START, _RIGHT_END)
+    return step
+
+
+def left_join(left: Solutions, right: Solutions, condition=None, when: str | None = None) -> Solutions:
     """OPTIONAL: the compatible pairs that pass ``condition`` (a function of the joined
-    solutions giving their frame with only the pairs that pass), and each left row that has none."""
+    solutions giving their frame with only the pairs that pass), and each left row that has
+    none; with ``when``, only pairs whose intervals stand so (EP-SPARQL's OPTIONALSEQ,
+    EQUALSOPTIONAL)."""
     frames = left.frames
     numbered = left.but(frames.numbered(left.frame, ROW), (ROW, *left.variables), left.bound | {ROW})
-    matched = join(numbered, right)
+    matched = join(numbered, right, when)
     if condition is not None:
         matched = matched.but(condition(matched))
     alone = frames.join(numbered.frame, frames.unique(frames.select(matched.frame, {ROW: ROW})), [ROW], "anti")
     variables = tuple(v for v in matched.variables if v != ROW)
-    frame = frames.concat([frames.select(matched.frame, _columns([UNIT, *variables])),
-                           frames.select(alone, _columns([UNIT, *left.variables]))])
-    return left.but(frames.select(frame, _columns([UNIT, *variables])), variables, left.bound)
+    # a left row alone keeps its own interval (an untimed optional side leaves it as it was)
+    frame = frames.concat([frames.select(matched.frame, _columns([*matched.hidden, *variables])),
+                           frames.select(alone, _columns([*numbered.hidden, *left.variables]))])
+    return matched.but(frames.select(frame, _columns([*matched.hidden, *variables])), variables, left.bound)
 
 
 def minus(left: Solutions, right: Solutions) -> Solutions:
@@ -95,24 +144,30 @@ def minus(left: Solutions, right: Solutions) -> Solutions:
     if not shared:
         return left
     numbered = frames.numbered(left.frame, ROW)
-    keys = left.but(frames.select(numbered, _columns([UNIT, ROW, *shared])), (ROW, *shared), left.bound | {ROW})
-    right_keys = right.but(frames.unique(frames.select(right.frame, _columns([UNIT, *shared]))), tuple(shared))
+    keys = left.but(frames.select(numbered, _columns([UNIT, ROW, *shared])), (ROW, *shared), left.bound | {ROW}, False)
+    right_keys = right.but(frames.unique(frames.select(right.frame, _columns([UNIT, *shared]))), tuple(shared),
+                           timed=False)
     paired, loose = _paired(keys, right_keys)
     # a variable bound on both sides in every row is always shared: then any compatible pair removes
     removed = frames.compatible(paired, loose, sharing=len(loose) == len(shared), merge=False)
     kept = frames.join(numbered, frames.unique(frames.select(removed, {ROW: ROW})), [ROW], "anti")
-    return left.but(frames.select(kept, _columns([UNIT, *left.variables])))
+    return left.but(frames.select(kept, _columns([*left.hidden, *left.variables])))
 
 
 def union(left: Solutions, right: Solutions) -> Solutions:
     frames = left.frames
     variables = left.variables + tuple(v for v in right.variables if v not in left.variables)
     frame = frames.concat([left.frame, right.frame])
-    return left.but(frames.select(frame, _columns([UNIT, *variables])), variables, left.bound & right.bound)
+    timed = left.timed or right.timed  # an untimed side's rows have no interval (null)
+    hidden = (UNIT, *TIMES) if timed else (UNIT,)
+    return left.but(frames.select(frame, _columns([*hidden, *variables])), variables, left.bound & right.bound, timed)
 
 
 def project(solutions: Solutions, variables) -> Solutions:
+    """The solutions over ``variables``; their intervals go (a sub-query's rows are timeless
+    to the pattern around it, and DISTINCT above a projection compares the variables only)."""
     variables = tuple(dict.fromkeys(variables))
     frames = solutions.frames
     columns = {UNIT: UNIT, **{v: (v if v in solutions.variables else None) for v in variables}}
-    return solutions.but(frames.select(solutions.frame, columns), variables, solutions.bound & frozenset(variables))
+    return solutions.but(frames.select(solutions.frame, columns), variables, solutions.bound & frozenset(variables),
+                         False)

@@ -26,6 +26,8 @@ XSD_BOOLEAN = XSD + "boolean"
 XSD_STRING = XSD + "string"
 XSD_DATETIME = XSD + "dateTime"
 XSD_DATE = XSD + "date"
+XSD_DURATION = XSD + "duration"
+XSD_DAY_TIME_DURATION = XSD + "dayTimeDuration"
 RDF_LANGSTRING = RDF + "langString"
 
 # XSD's types derived from xsd:integer: their values are integers, and arithmetic on them
@@ -176,6 +178,25 @@ def moment(term: pl.Expr) -> pl.Expr:
             .when(dt == XSD_DATE).then(date.dt.cast_time_unit("us"))).dt.epoch("us")
 
 
+# xsd:duration without years or months (their length in days is not fixed, so they order
+# only partially) and xsd:dayTimeDuration: days, hours, minutes, seconds
+_DAY_TIME = r"^(-)?P(?:([0-9]+)D)?(?:T(?:([0-9]+)H)?(?:([0-9]+)M)?(?:([0-9]+(?:\.[0-9]*)?)S)?)?$"
+
+
+def duration(term: pl.Expr) -> pl.Expr:
+    """A day-time duration as milliseconds (Float64); null for any other term, and for a
+    duration with years or months, which does not compare with one of days (an error)."""
+    dt = written_datatype(term)
+    lex = lexical(term)
+    parts = lex.str.extract_groups(_DAY_TIME)
+    wellformed = lex.str.contains(_DAY_TIME) & ~lex.str.ends_with("P") & ~lex.str.ends_with("T")
+    total = sum((parts.struct.field(str(n)).cast(pl.Float64, strict=False).fill_null(0.0) * scale
+                 for n, scale in ((2, 86_400_000.0), (3, 3_600_000.0), (4, 60_000.0), (5, 1000.0))),
+                pl.lit(0.0))
+    signed = pl.when(parts.struct.field("1") == "-").then(-total).otherwise(total)
+    return pl.when(dt.is_in([XSD_DURATION, XSD_DAY_TIME_DURATION]) & wellformed).then(signed)
+
+
 # -- writing values back as terms -------------------------------------------------------------
 
 def quoted(lex: pl.Expr) -> pl.Expr:
@@ -203,6 +224,23 @@ def iri_term(value: pl.Expr) -> pl.Expr:
 
 def boolean_term(value: pl.Expr) -> pl.Expr:
     return pl.when(value).then(pl.lit(TRUE)).when(~value).then(pl.lit(FALSE))
+
+
+def duration_term(milliseconds: pl.Expr) -> pl.Expr:
+    """Milliseconds (an integer) as an xsd:dayTimeDuration: ``PT90.5S``, ``-PT3S``."""
+    ms = milliseconds.cast(pl.Int64)
+    whole = (ms.abs() // 1000).cast(pl.String)
+    fraction = (ms.abs() % 1000).cast(pl.String).str.zfill(3).str.strip_chars_end("0")
+    seconds = pl.when(fraction == "").then(whole).otherwise(whole + "." + fraction)
+    sign = pl.when(ms < 0).then(pl.lit("-")).otherwise(pl.lit(""))
+    return pl.when(ms.is_not_null()).then(typed_literal(sign + "PT" + seconds + "S", XSD_DAY_TIME_DURATION))
+
+
+def moment_term(milliseconds: pl.Expr) -> pl.Expr:
+    """Milliseconds since 1970 as an xsd:dateTime in UTC (``2026-12-01T10:00:00.250Z``)."""
+    at = pl.from_epoch(milliseconds.cast(pl.Int64), time_unit="ms")
+    return pl.when(milliseconds.is_not_null()).then(
+        typed_literal(at.dt.strftime("%Y-%m-%dT%H:%M:%S%.3fZ"), XSD_DATETIME))
 
 
 def integer_term(value: pl.Expr) -> pl.Expr:
