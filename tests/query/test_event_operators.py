@@ -120,7 +120,8 @@ def test_event_syntax_errors_name_the_operator(stock_home, monkeypatch):
     with pytest.raises(SparqlError, match="property path"):
         triples.answer(PREFIXES + "SELECT ?c WHERE { ?c :hasStockPrice+ ?p } SEQ { ?c :downratedby ?a }")
     # a keyword in a string or an IRI is not an operator
-    text, timed = translate(PREFIXES + 'SELECT ?c WHERE { ?c :says "{a} SEQ {b}" . ?c <urn:x:SEQ> ?d }')
+    text, timed = translate(PREFIXES + 'PREFIX seq: <urn:s:>\nSELECT ?seq WHERE { ?seq :says "{a} SEQ {b}" . '
+                                       '?seq <urn:x:SEQ> seq:equals . # a comment: { } SEQ { }\n}')
     assert not timed and "GRAPH" not in text
 
 

@@ -6,7 +6,10 @@ A derived fact's origin is the oldest origin among its premises, and the view ke
 newest such origin over its derivations (IMaRS); so the derivation shown is one whose
 oldest premise is as new as possible: the one that gives the fact its origin. Premises are
 explained the same way; a premise already on the path being explained is not used again
-(a fact never rests on itself), and a fact explained once is shared, not explained twice.
+(a fact never rests on itself), so a premise as new as the fact may have no derivation of
+its own origin off the path (it owed it to the fact): a derivation is taken where every
+step has its own origin (``Step.exact``), and a fact explained so is shared, not
+explained twice.
 """
 from __future__ import annotations
 

@@ -57,7 +57,9 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
             i = skipped.end()
             continue
         word = _WORD.match(text, i)
-        if word and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "?$_:")):
+        # a word, not part of a variable, a prefixed name (``seq:x``, ``ex:SEQ``) or a longer name
+        if word and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "?$_:")) \
+                and not text.startswith(":", word.end()):
             out.append(("word", word.group(), i))
             i = word.end()
             continue
