@@ -14,7 +14,7 @@ from reasonlake.query.terms import constant
 from tests.query import generated
 from tests.query.test_matches_rdflib import _seed, generated_cases
 
-SPARK_QUERIES = 40
+SPARK_QUERIES = 30
 
 
 @pytest.fixture(scope="module")

@@ -62,12 +62,7 @@ class ViewTriples:
     def occurrences(self):
         """The window's timed occurrences (subject, predicate, object, START, END), read once."""
         if self._read_occurrences is None:
-            found = self._occurrences()
-            if self.frames is None:
-                found = pl.from_arrow(found.toArrow())
-            else:  # every event pattern reads them: read once, on the executors
-                found = found.localCheckpoint(eager=False)
-            self._read_occurrences = found
+            self._read_occurrences = self._occurrences(self.frames is None)
         return self._read_occurrences
 
 
@@ -108,8 +103,13 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     from reasonlake.engine.store import driver_reads
     from reasonlake.engine.store import view_decoding as decoding
 
-    def timed():
-        return occurrences(home, view, version, at, events_seq)
+    def timed(in_driver: bool):
+        if in_driver:  # read here where the home allows it, as the view was; else by Spark, then taken here
+            found = occurrences_in_driver(home, view, version, at, events_seq)
+            return found if found is not None else pl.from_arrow(
+                occurrences(home, view, version, at, events_seq).toArrow())
+        # every event pattern reads them: read once, on the executors
+        return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
@@ -118,6 +118,41 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
     # read by every triple pattern of every query at this close: decoded once, on the executors
     return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark), timed)
+
+
+def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
+                          events_seq: int | None) -> pl.DataFrame | None:
+    """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
+    where Spark must read them (``driver_reads``)."""
+    from reasonlake.engine import repair_step
+    from reasonlake.engine.admit import stream_literal
+    from reasonlake.engine.store import driver_reads, table_log
+    from reasonlake.engine.store import view_decoding as decoding
+    from reasonlake.query.solutions import END, START
+
+    decl = home.view(view)
+    opens = decl.window.opens(at)
+    tables = {"events": (home.path("events"), None), "mat": (home.mat_path(view), version),
+              "terms": (home.path("terms"), None)}
+    removed = ""
+    if table_log.is_delta(home.spark, repair_step.removed_path(home, view)):
+        tables["removed"] = (repair_step.removed_path(home, view), None)
+        removed = (f" AND NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
+                   f"AND r.ts = e.ts AND r.close <= {int(at)})")
+    seq = f" AND e.ingest_seq <= {int(events_seq)}" if events_seq is not None else ""
+    joins = " ".join(f"LEFT JOIN terms {x} ON e.{x}_id = {x}.id" for x in "spo")
+    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms FROM events e "
+           f"JOIN (SELECT DISTINCT s, p, o FROM mat WHERE origin > {int(opens)}) m "
+           f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins} "
+           f"WHERE e.stream = {stream_literal(decl.stream)} AND e.ts_day >= {int(opens) // 86_400_000} "
+           f"AND e.ts_day <= {int(at) // 86_400_000} AND e.ts > {int(opens)} AND e.ts <= {int(at)}{seq}{removed} "
+           f"AND {decoding.visible(decoding.DATAFUSION)}")
+    found = driver_reads.query(home.spark, tables, sql)
+    if found is None:
+        return None
+    frame = pl.from_arrow(found)
+    return frame.select(*(pl.col(c).cast(pl.String) for c in COLUMNS), pl.col("start_ms").cast(pl.Int64).alias(START),
+                        pl.col("start_ms").cast(pl.Int64).alias(END))
 
 
 def occurrences(home: Home, view: str, version: int | None, at: int, events_seq: int | None):
