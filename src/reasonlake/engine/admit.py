@@ -55,10 +55,10 @@ class Admission:
 
 def stream_events(home: Home, stream: str, upto_seq: int, lo: int, hi: int) -> DataFrame:
     """Events of a stream with lo < ts <= hi, partition-pruned by day."""
-    return home.table("events").where(_in_panes(stream, upto_seq, lo, hi))
+    return home.table("events").where(in_panes(stream, upto_seq, lo, hi))
 
 
-def _in_panes(stream: str, upto_seq: int, lo: int, hi: int) -> str:
+def in_panes(stream: str, upto_seq: int, lo: int, hi: int) -> str:
     """``stream_events``'s condition, as SQL both Spark and DataFusion read."""
     return (f"stream = {stream_literal(stream)} AND ingest_seq <= {int(upto_seq)} AND ts_day >= {lo // DAY_MS} "
             f"AND ts_day <= {hi // DAY_MS} AND ts > {int(lo)} AND ts <= {int(hi)}")
@@ -90,7 +90,7 @@ def admit(
     elif seen_seq < upto_seq:  # only files ingested since the last close can be late
         arrived = f"ingest_seq > {int(seen_seq)}"
         if previous > opens:
-            late_in = f"{_in_panes(stream, upto_seq, opens, previous)} AND {arrived}"
+            late_in = f"{in_panes(stream, upto_seq, opens, previous)} AND {arrived}"
         late_out = f"stream = {stream_literal(stream)} AND {arrived} AND ingest_seq <= {int(upto_seq)} AND ts <= {int(opens)}"
     if driver_rows > 0 and late_in is not None and _none_late(home, stream, seen_seq, upto_seq, previous):
         late_in = late_out = None  # this process wrote every event since: none is late
@@ -191,13 +191,13 @@ def _fresh_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, slide:
         return kept.rows.filter(in_pane)
     commit = table_cache.latest_commit(home.spark, path)
     until = hi + (READ_AHEAD_PANES - 1) * slide
-    rows = None if alone else _events(home, _in_panes(stream, upto_seq, lo, until), limit)
+    rows = None if alone else _events(home, in_panes(stream, upto_seq, lo, until), limit)
     if rows is None:
         # the panes ahead are too many rows: this pane alone, and so at the next closes
         # (rows None) until an ingest, rather than a read-ahead that overflows every time
         if commit is not None:
             table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, None, upto_seq))
-        return _events(home, _in_panes(stream, upto_seq, lo, hi), limit)
+        return _events(home, in_panes(stream, upto_seq, lo, hi), limit)
     if commit is not None:  # kept under the commit asked before the read (table_cache.read says why)
         table_cache.remember(home.spark, path, name, commit, ReadAhead(upto_seq, lo, until, rows, upto_seq))
     return rows.filter(in_pane)
@@ -224,7 +224,7 @@ def after_ingest(home: Home, stream: str, seq: int, before, events: pl.DataFrame
 def window_rows(home: Home, stream: str, upto_seq: int, lo: int, hi: int, limit: int) -> pl.DataFrame | None:
     """explicit_items of the events with lo < ts <= hi (ITEM_COLUMNS), in the driver: a
     rebuild's whole window; None past ``limit`` events."""
-    events = _events(home, _in_panes(stream, upto_seq, lo, hi), limit)
+    events = _events(home, in_panes(stream, upto_seq, lo, hi), limit)
     return None if events is None else _explicit_rows(events)
 
 

@@ -125,7 +125,7 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
     """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
     where Spark must read them (``driver_reads``)."""
     from reasonlake.engine import repair_step
-    from reasonlake.engine.admit import stream_literal
+    from reasonlake.engine.admit import in_panes
     from reasonlake.engine.store import driver_reads, table_log
     from reasonlake.engine.store import view_decoding as decoding
     from reasonlake.query.solutions import END, START
@@ -139,14 +139,12 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
         tables["removed"] = (repair_step.removed_path(home, view), None)
         removed = (f" AND NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
                    f"AND r.ts = e.ts AND r.close <= {int(at)})")
-    seq = f" AND e.ingest_seq <= {int(events_seq)}" if events_seq is not None else ""
     joins = " ".join(f"LEFT JOIN terms {x} ON e.{x}_id = {x}.id" for x in "spo")
-    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms FROM events e "
+    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms "
+           f"FROM (SELECT * FROM events WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
            f"JOIN (SELECT DISTINCT s, p, o FROM mat WHERE origin > {int(opens)}) m "
            f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins} "
-           f"WHERE e.stream = {stream_literal(decl.stream)} AND e.ts_day >= {int(opens) // 86_400_000} "
-           f"AND e.ts_day <= {int(at) // 86_400_000} AND e.ts > {int(opens)} AND e.ts <= {int(at)}{seq}{removed} "
-           f"AND {decoding.visible(decoding.DATAFUSION)}")
+           f"WHERE {decoding.visible(decoding.DATAFUSION)}{removed}")
     found = driver_reads.query(home.spark, tables, sql)
     if found is None:
         return None
@@ -161,7 +159,7 @@ def occurrences(home: Home, view: str, version: int | None, at: int, events_seq:
     END (the item's time), as a Spark frame."""
     from pyspark.sql import functions as F
 
-    from reasonlake.engine import repair_step
+    from reasonlake.engine import admit, repair_step
     from reasonlake.engine.store import table_log
     from reasonlake.engine.store import view_decoding as decoding
     from reasonlake.engine.store.dictionary import decode
@@ -169,10 +167,7 @@ def occurrences(home: Home, view: str, version: int | None, at: int, events_seq:
 
     decl = home.view(view)
     opens = decl.window.opens(at)
-    events = home.table("events").where(
-        (F.col("stream") == decl.stream) & (F.col("ts_day") >= opens // 86_400_000) & (F.col("ts") > opens)
-        & (F.col("ts") <= at)
-        & (F.col("ingest_seq") <= events_seq if events_seq is not None else F.lit(True)))
+    events = admit.stream_events(home, decl.stream, _upto(events_seq), opens, at)
     items = events.select(F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts")
     held = read.facts_of_version(home, view, version, at).select("s", "p", "o")
     items = items.join(held, ["s", "p", "o"], "left_semi")
@@ -184,3 +179,8 @@ def occurrences(home: Home, view: str, version: int | None, at: int, events_seq:
     terms = ("subject", "predicate", "object")
     return named.where(decoding.visible(decoding.SPARK, terms)).select(
         *terms, F.col("ts").alias(START), F.col("ts").alias(END))
+
+
+def _upto(events_seq: int | None) -> int:
+    """The last ingest a close read; None (a close not recorded yet): every ingest so far."""
+    return events_seq if events_seq is not None else 2**62
