@@ -19,16 +19,16 @@ ONTOLOGY = PREFIXES + (":Parent owl:equivalentClass [ a owl:Restriction ; owl:on
 DISJOINT = ":Agent owl:disjointWith :Robot .\n"
 
 
-def _jobs(spark) -> dict[int, str]:
+def _jobs(spark, every: bool = False) -> dict[int, str]:
     """Spark's jobs so far (the most recent ones: the UI keeps a bounded list), by id, but
-    those building a table's file list ahead for the next close (``file_list``)."""
+    (unless ``every``) those building a table's file list ahead for the next close (``file_list``)."""
     from reasonlake.engine.store import file_list
 
     store = spark.sparkContext._jsc.sc().statusStore()
     found, it = {}, store.jobsList(None).iterator()
     while it.hasNext():
         job = it.next()
-        if job.jobGroup().isDefined() and job.jobGroup().get() == file_list.JOB_GROUP:
+        if not every and job.jobGroup().isDefined() and job.jobGroup().get() == file_list.JOB_GROUP:
             continue
         found[job.jobId()] = str(job.description().get()) if job.description().isDefined() else str(job.name())
     return found
@@ -98,3 +98,18 @@ def test_a_rebuild_in_the_driver_runs_no_spark_job_and_equals_the_rebuild_throug
         for name in ("driver", "spark"):
             cli("slide", name, "--until", str(close))
         _same(read.facts(home, "driver", close=close), read.facts(home, "spark", close=close), f"close {close}")
+
+    # A close in the driver publishes its panes by delta-rs (decision 0047): it needs no
+    # file list of Delta's, so none is built ahead for it, and it runs no Spark job at all.
+    from reasonlake.engine.store import process_cache
+
+    cli("slide", "quiet", "--until", "7000")
+    file_list.settle(spark, home.mat_path("quiet"))
+    last = max(_jobs(spark, every=True), default=-1)
+    cli("slide", "quiet", "--until", "8000")
+    assert home.mat_path("quiet") not in process_cache.of(spark).file_lists, "a file list built for a driver close"
+    ran = {i: what for i, what in _jobs(spark, every=True).items() if i > last}
+    assert not ran, f"a close in the driver ran Spark jobs: {ran}"
+    assert state.lineage(home, "quiet")[-1].close == 8000
+    last = spark.sql(f"DESCRIBE HISTORY delta.`{home.mat_path('quiet')}` LIMIT 1").first()
+    assert last.operation == "WRITE", last  # the close's panes, written by delta-rs

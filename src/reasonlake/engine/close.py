@@ -25,6 +25,7 @@ from reasonlake.engine import repair_step as rep
 from reasonlake.engine.admit import Admission, admit, record_late
 from reasonlake.engine.compiled import Compiled, seed
 from reasonlake.engine.reason import budget, resident
+from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.spark_rounds import (
     FixpointResult,
     find_violations,
@@ -130,10 +131,18 @@ class Close:
 
     def _published(self) -> None:
         faults.reached("publish")
-        file_list.rebuild_ahead(self.home.spark, self.mat_path)  # for the next close, while this one records itself
+        file_list_ahead(self.home, self.mat_path, self.result, self.compiled)  # while this one records itself
         self.version = mat.version(self.home, self.decl.name)
-        if self.result.local is not None and self.compiled.repair is None:
-            resident.keep(self.home, self.decl.name, self.decl.fingerprint(), self.result.local.known)
+        kept = self._kept()
+        if kept is not None:
+            resident.keep(self.home, self.decl.name, self.decl.fingerprint(), kept)
+
+    def _kept(self) -> PanedFacts | None:
+        """The table's facts after this close, to keep in the driver for the next (None:
+        they are not all here)."""
+        if self.result.local is None or self.compiled.repair is not None:
+            return None
+        return PanedFacts.of(self.result.local.known, mat.pane_of("origin", self.decl.window))
 
     def record(self) -> state.Published:
         """The repair log, the registered queries' rows, the expectations, then the close's
@@ -171,14 +180,14 @@ class DriverClose(Close):
     """A close from the facts held in the driver: no table read; expiry and the panes the
     close touched published in one commit when they are few."""
 
-    def __init__(self, *args, facts: pl.DataFrame):
+    def __init__(self, *args, facts: PanedFacts):
         super().__init__(*args)
-        self.facts = facts
+        self.facts = facts  # the table's facts, by pane; after ``publish``, as the close leaves them
         self.dropping = False  # expired partitions still to drop (with the publish, in one commit)
 
     def expire(self) -> None:
         with step("expire"):
-            self.facts, self.expired = resident.expire(self.facts, self.decl.window.opens(self.close))
+            self.facts, self.expired = self.facts.expire(self.close)
             self.dropping = self.expired > 0
         faults.reached("expire")
 
@@ -192,7 +201,7 @@ class DriverClose(Close):
         with step("rounds"):
             # the admitted rows are the whole seed unless the background joins it (first close)
             only_admitted = admission.rows is not None and (self.last is not None or tables.background is None)
-            result = run_resident(self.home.spark, self.facts, None if only_admitted else self.seed_frame(), tables,
+            result = run_resident(self.home.spark, self.facts.frame(), None if only_admitted else self.seed_frame(), tables,
                                   seed_rows=admission.rows.drop("n") if only_admitted else None)
         if result is not None:
             self._reasoned(result)
@@ -203,7 +212,9 @@ class DriverClose(Close):
         home, decl = self.home, self.decl
         file_list.settle(home.spark, self.mat_path)
         with step("publish"):
-            replaced = _replace_panes(home, decl, self.result, self.stats, self.close if self.dropping else None)
+            self.facts, touched = self.facts.changed(self.result.local.changed,
+                                                     lambda origin: mat.pane_of(origin, decl.window))
+            replaced = _replace_panes(home, decl, self.facts, touched, self.close if self.dropping else None)
         if self.dropping and not replaced:
             mat.drop_expired(home, decl.name, self.close)
         if self.stats.n and not replaced:
@@ -211,6 +222,9 @@ class DriverClose(Close):
                 mat.publish(home, decl.name, decl.window, self.result.changes,
                             old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
         self._published()
+
+    def _kept(self) -> PanedFacts:
+        return self.facts
 
 
 class SparkClose(Close):
@@ -283,6 +297,15 @@ class SparkClose(Close):
         self._published()
 
 
+def file_list_ahead(home: Home, path: str, result: FixpointResult, compiled: Compiled) -> None:
+    """After a commit of the view's table, its file list built ahead for the next close,
+    unless that close will run from the facts kept in the driver and publish them by this
+    process (``replaces_in_driver``): it then needs no file list of Delta's, and building
+    one would take a core from it."""
+    if result.local is None or compiled.repair is not None or not home.access.replaces_in_driver(path):
+        file_list.rebuild_ahead(home.spark, path)
+
+
 def _live_violations(home: Home, view: str, close: int, last, searched: bool, recorded: bool) -> int:
     """Violations live at ``close``: none when the program has no negative rule, or when
     none was live at the last close and none was recorded at this one (live ones only
@@ -292,15 +315,13 @@ def _live_violations(home: Home, view: str, close: int, last, searched: bool, re
     return viol.count_live(home, view, close)
 
 
-def _replace_panes(home: Home, decl, result, stats: ChangeStats, drop_upto: int | None) -> bool:
+def _replace_panes(home: Home, decl, facts: PanedFacts, touched: set[int], drop_upto: int | None) -> bool:
     """Publish a close run from the resident facts by writing again the panes it touched
-    (expiry in the same commit); False when a MERGE writes less (nothing written then)."""
-    if result.local is None or not (stats.n or drop_upto is not None):
+    (``facts``: as the close leaves them; expiry in the same commit); False when a MERGE
+    writes less (nothing written then)."""
+    if not touched and drop_upto is None:
         return False
-    window = decl.window
-    panes = set(result.local.changed.select(mat.pane_of("origin", window).unique()).to_series().to_list())
-    panes.update(_renewed_panes(result, window))
-    return mat.replace_panes(home, decl.name, window, result.local.known, panes, drop_upto)
+    return mat.replace_panes(home, decl.name, facts.rows_of(touched), touched, drop_upto)
 
 
 def _renewed_panes(result, window) -> list[int] | None:

@@ -11,10 +11,11 @@ from reasonlake.declare.durations import format_time
 from reasonlake.engine import collector, faults
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
-from reasonlake.engine.close import change_stats
+from reasonlake.engine.close import change_stats, file_list_ahead
 from reasonlake.engine.compiled import Compiled, compile_view, seed
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.reason import resident
+from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
 from reasonlake.engine.store import catalog, file_list, lease, state
 from reasonlake.engine.store import materialization as mat
@@ -186,9 +187,10 @@ def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: in
     """After the table's commit: the facts kept for the next close, the registered queries'
     rows, the expectations, and the close's record (not yet appended)."""
     decl, view = compiled.decl, compiled.decl.name
-    file_list.rebuild_ahead(home.spark, home.mat_path(view))
+    file_list_ahead(home, home.mat_path(view), result, compiled)
     if result.local is not None and compiled.repair is None:
-        resident.keep(home, view, decl.fingerprint(), result.local.known)
+        resident.keep(home, view, decl.fingerprint(),
+                      PanedFacts.of(result.local.known, mat.pane_of("origin", decl.window)))
     stats = change_stats(result)
     version = mat.version(home, view)
     if decl.queries:  # imported here: a view without registered queries never loads the SPARQL compiler

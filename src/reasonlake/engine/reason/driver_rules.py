@@ -300,10 +300,20 @@ class TooLarge(Exception):
 class Closed:
     """A fixpoint run in the driver."""
 
-    known: pl.DataFrame  # the materialization after the step, one row per fact
+    base: pl.DataFrame  # the materialization before the step, one row per fact
     changed: pl.DataFrame  # s, p, o, origin, rule, prev_origin: every fact new or renewed, with its origin before
     full: pl.DataFrame  # the materialization before the step and every Δ (a violation search's facts)
     rounds: int
+    _known: pl.DataFrame | None = None
+
+    @property
+    def known(self) -> pl.DataFrame:
+        """The materialization after the step, one row per fact: made when first asked for
+        (a copy of the whole window, which a close that keeps its facts by pane never asks)."""
+        if self._known is None:
+            changed = self.changed.select(FACT_SCHEMA.keys())
+            self._known = pl.concat([_without(self.base, changed), changed]) if self.rounds else self.base
+        return self._known
 
 
 def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
@@ -330,8 +340,7 @@ def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
     before = touching(known.lazy(), "s", accumulated.get_column("s")).select(
         *KEY, pl.col("origin").alias("prev_origin"))
     changed = accumulated.lazy().join(before, on=KEY, how="left").collect()
-    after = pl.concat([_without(base, accumulated), accumulated]) if deltas else base
-    return Closed(known=after, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))
+    return Closed(base=base, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))
 
 
 def violations(groups: list[JoinGroup], delta: pl.DataFrame, full: pl.DataFrame) -> list[tuple]:

@@ -105,11 +105,11 @@ def pane_of(origin: str, window: Window) -> pl.Expr:
     return pl.sql_expr(view_decoding.expiration_pane(window, origin))
 
 
-def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, panes: set[int],
-                  drop_upto: int | None) -> bool:
+def replace_panes(home: Home, view: str, rows: pl.DataFrame, panes: set[int], drop_upto: int | None) -> bool:
     """Publish a close whose whole table is in the driver (``resident``) in one commit:
-    the panes it touched are written again from ``facts`` (s, p, o, origin, rule), and,
-    with ``drop_upto``, the partitions expiring at that close are dropped.
+    the panes it touched are written again as ``rows`` (s, p, o, origin, rule, exp_pane:
+    every fact of those panes), and, with ``drop_upto``, the partitions expiring at that
+    close are dropped.
 
     A MERGE reads the touched panes' files to find the rows it changes, then writes them
     again; here nothing is read, each touched pane comes out as one file (so the panes a
@@ -120,8 +120,7 @@ def replace_panes(home: Home, view: str, window: Window, facts: pl.DataFrame, pa
     (the caller merges)."""
     from reasonlake.engine.arrow_bridge import to_spark
 
-    rows = facts.with_columns(pane_of("origin", window).alias("exp_pane")).filter(
-        pl.col("exp_pane").is_in(sorted(panes)))
+    rows = rows.select("s", "p", "o", "origin", "exp_pane", "rule")
     literal = ", ".join(str(p) for p in sorted(panes))
     condition = " OR ".join(([f"exp_pane IN ({literal})"] if panes else [])
                             + ([f"exp_pane <= {drop_upto}"] if drop_upto is not None else []))

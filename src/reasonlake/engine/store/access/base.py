@@ -79,6 +79,12 @@ class Access:
 
         raise Unusable(f"{self.name} commits through Spark")
 
+    def replaces_in_driver(self, path: str) -> bool:
+        """Whether ``replace_partitions`` on ``path`` is committed by this process without
+        Delta's file list in the JVM (which a Spark ``replaceWhere`` or ``DELETE`` builds
+        first, with Spark jobs, and ``file_list`` builds ahead for them)."""
+        return False
+
     def after_write(self, path: str) -> None:
         """What a commit made through Spark leaves to the mode (a local folder's checkpoint:
         ``log_upkeep``)."""

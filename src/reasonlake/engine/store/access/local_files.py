@@ -21,9 +21,11 @@ from reasonlake.engine.store.locations import local_path
 class LocalFiles:
     """Mixed in before the session's mode (``SparkSql`` or ``ClassicSession``), which answers
     what the files do not; ``writer`` is the module that commits the driver's rows
-    (``append``, ``replace_partitions``, ``rewrite_small``)."""
+    (``append``, ``replace_partitions``, ``rewrite_small``), ``replacer`` the one that
+    replaces partitions (``replace_partitions``; None: ``writer``)."""
 
     writer = None
+    replacer = None
 
     def __init__(self, spark, *, reads_here: bool = True, writes_here: bool = True):
         super().__init__(spark)
@@ -93,11 +95,15 @@ class LocalFiles:
             raise Unusable("the driver's commits are turned off")
         return self.writer
 
+    def replaces_in_driver(self, path: str) -> bool:
+        return self.writes_here and local_path(path) is not None
+
     def append(self, path, frame, *, txn=None):
         return self._writer().append(self.spark, path, frame, txn=txn)
 
     def replace_partitions(self, path, frame, *, column, replaced, predicate, user_metadata=None):
-        return self._writer().replace_partitions(self.spark, path, frame, column=column, replaced=replaced,
+        writer = self._writer()
+        return (self.replacer or writer).replace_partitions(self.spark, path, frame, column=column, replaced=replaced,
                                                  predicate=predicate, user_metadata=user_metadata)
 
     def rewrite_small(self, path, change):
