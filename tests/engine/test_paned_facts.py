@@ -26,17 +26,20 @@ def _facts(rng: random.Random, n: int) -> pl.DataFrame:
                         schema=SCHEMA, orient="row")
 
 
-def _changes(rng: random.Random, known: pl.DataFrame) -> pl.DataFrame:
-    """Renewals of some known facts (to a later origin, in the same pane or another) and new facts."""
+def _changes(rng: random.Random, known: pl.DataFrame, newest: int | None = None) -> pl.DataFrame:
+    """Renewals of some known facts (to a later origin, in the same pane or another) and new
+    facts; with ``newest``, every change's origin in the pane after it (a window's new pane)."""
     rows = []
     for s, p, o, origin, _ in known.sample(n=min(15, known.height), seed=rng.randrange(1 << 30)).iter_rows():
-        rows.append((s, p, o, origin + rng.choice([1, 5, 150, 400]), "explicit", origin))
+        later = origin + rng.choice([1, 5, 150, 400]) if newest is None else max(origin + 1, newest + rng.randrange(90))
+        rows.append((s, p, o, later, "explicit", origin))
     seen = {tuple(r[:3]) for r in known.iter_rows()}
     while len(rows) < 30:
         key = (rng.randrange(30, 40), rng.randrange(3), rng.randrange(40))
         if key not in seen:
             seen.add(key)
-            rows.append((*key, rng.randrange(0, 1400), "cax-sco", None))
+            rows.append((*key, rng.randrange(0, 1400) if newest is None else newest + rng.randrange(90),
+                         "cax-sco", None))
     return pl.DataFrame(rows, schema={**SCHEMA, "prev_origin": pl.Int64}, orient="row")
 
 
@@ -82,3 +85,35 @@ def test_no_change_and_an_empty_window():
     same, touched = empty.changed(pl.DataFrame(schema={**SCHEMA, "prev_origin": pl.Int64}), pane_of)
     assert same is empty and touched == set()
     assert empty.rows_of({100}).columns == [*SCHEMA, "exp_pane"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("spread", ["whole window", "new pane"])
+def test_look_ups_by_the_index_find_what_a_scan_finds_close_after_close(seed, spread):
+    """The index (``fact_index``) made at the first look-up, then given each close's expiry
+    and changes (renewals, new facts, a tie won by an explicit item; all over the window, or
+    all in its new pane), runs merged as they pile up, or dropped as their panes leave: at
+    every close, the facts it finds by subject or object are those of a scan."""
+    rng = random.Random(seed)
+    dropped = False
+    paned = PanedFacts.of(_facts(rng, 300), pane_of("origin"))
+    ask = lambda: pl.Series([rng.randrange(40) for _ in range(rng.choice([1, 5, 25]))], dtype=pl.Int64)  # noqa: E731
+    merged = False
+    for close in range(0, 1400, 100):
+        paned.touching("s", ask())  # made at the first close, kept after
+        paned, _ = paned.expire(close)
+        # a close's changes lie in the window (an item's time, a derivation's oldest premise)
+        newest = None if spread == "whole window" else close + 300  # a window of 3 panes
+        changes = _changes(rng, paned.frame(), newest).with_columns(pl.col("origin").clip(close + 1))
+        ties = paned.frame().head(2).with_columns(pl.lit("explicit").alias("rule"), pl.col("origin").alias("prev_origin"))
+        changes = pl.concat([changes.join(ties.select("s", "p", "o"), on=["s", "p", "o"], how="anti"), ties])
+        runs = len(paned.index.runs["s"]) + 1
+        paned, _ = paned.changed(changes, pane_of)
+        merged = merged or len(paned.index.runs["s"]) < close // 100 + 2
+        dropped = dropped or len(paned.expire(close + 100)[0].index.runs["s"]) < runs
+        flat = paned.frame()
+        for column in ("s", "o"):
+            for values in (ask(), ask(), pl.Series([], dtype=pl.Int64)):
+                _same(paned.touching(column, values).collect(), flat.filter(pl.col(column).is_in(values.implode())))
+    assert merged, "no runs were merged"
+    assert dropped or spread == "whole window", "no run left with its panes"

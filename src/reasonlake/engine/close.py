@@ -201,7 +201,7 @@ class DriverClose(Close):
         with step("rounds"):
             # the admitted rows are the whole seed unless the background joins it (first close)
             only_admitted = admission.rows is not None and (self.last is not None or tables.background is None)
-            result = run_resident(self.home.spark, self.facts.frame(), None if only_admitted else self.seed_frame(), tables,
+            result = run_resident(self.home.spark, self.facts, None if only_admitted else self.seed_frame(), tables,
                                   seed_rows=admission.rows.drop("n") if only_admitted else None)
         if result is not None:
             self._reasoned(result)

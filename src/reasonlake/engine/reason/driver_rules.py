@@ -81,15 +81,19 @@ def _among(column: str, values: pl.Series) -> pl.Expr:
     return pl.col(column).is_in(values.unique().implode())
 
 
-def _transitive(delta: pl.DataFrame, full: pl.LazyFrame, props: pl.DataFrame) -> pl.LazyFrame:
+def _transitive(delta: pl.DataFrame, probe, props: pl.DataFrame) -> pl.LazyFrame:
+    """probe(column, values): the facts seen whose column holds one of values."""
     d = delta.select(*KEY, "origin").join(props, on="p", how="inner")
-    f = full.join(props.lazy().select("p"), on="p", how="semi").select(*KEY, "origin")
+
+    def near(column: str, values: pl.Series) -> pl.LazyFrame:
+        return probe(column, values).join(props.lazy().select("p"), on="p", how="semi").select(*KEY, "origin")
+
     # (a p b) in Δ then (b p c) known, and (x p a) known then (a p b) in Δ
-    left = d.lazy().join(touching(f, "s", d.get_column("o")), left_on=["p", "o"], right_on=["p", "s"],
+    left = d.lazy().join(near("s", d.get_column("o")), left_on=["p", "o"], right_on=["p", "s"],
                          how="inner", suffix="_r").select(
         "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
         pl.col("trule").alias("rule"))
-    right = touching(f, "o", d.get_column("s")).join(d.lazy(), left_on=["p", "o"], right_on=["p", "s"],
+    right = near("o", d.get_column("s")).join(d.lazy(), left_on=["p", "o"], right_on=["p", "s"],
                                                      how="inner", suffix="_r").select(
         "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
         pl.col("trule").alias("rule"))
@@ -248,9 +252,10 @@ def _group_derivations(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame
                          & ~((pl.col("p") == same_as) & (pl.col("s") == pl.col("o"))))
 
 
-def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame) -> pl.LazyFrame:
+def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, probe=None) -> pl.LazyFrame:
     """Candidates (s, p, o, origin, rule) of one rule application with a premise in Δ, as
-    one plan; ``full`` holds every fact seen, Δ included."""
+    one plan; ``full`` holds every fact seen, Δ included, and ``probe(column, values)``
+    finds those whose column holds one of values (None: a scan of ``full``)."""
     lazy = delta.lazy()
     parts = [
         _linear(lazy, program.by_value, ["p", "o"]),
@@ -258,7 +263,7 @@ def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame) -> p
     ]
     present = frozenset(delta.get_column("p").unique().to_list())
     if not present.isdisjoint(program.transitive.get_column("p").to_list()):
-        parts.append(_transitive(delta, full, program.transitive))
+        parts.append(_transitive(delta, probe or _scan(full), program.transitive))
     objects = objects_by_predicate(delta) if program.joins else None
     for group in program.joins:
         parts.extend(_group_derivations(group, delta, full, present, program.same_as_id, objects))
@@ -274,9 +279,10 @@ def best_per_fact(candidates: pl.LazyFrame) -> pl.LazyFrame:
         pl.col("origin").max(), pl.col("rule").sort_by(["origin", explicit, "rule"]).last())
 
 
-def _not_beaten(best: pl.DataFrame, known: pl.LazyFrame) -> pl.LazyFrame:
-    """Candidates that no known fact with the same key equals or beats (origin, explicit)."""
-    old = touching(known, "s", best.get_column("s")).select(
+def _not_beaten(best: pl.DataFrame, probe) -> pl.LazyFrame:
+    """Candidates that no known fact with the same key equals or beats (origin, explicit);
+    probe(column, values): the known facts whose column holds one of values."""
+    old = probe("s", best.get_column("s")).select(
         *KEY, pl.col("origin").alias("k_origin"), pl.col("rule").alias("k_rule"))
     joined = best.lazy().join(old, on=KEY, how="left")
     explicit = pl.col("rule") == EXPLICIT
@@ -316,18 +322,33 @@ class Closed:
         return self._known
 
 
-def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
-             max_facts: int | None = None) -> Closed:
+def _scan(frame):
+    """A look-up by scanning ``frame`` (the probe of what has no index)."""
+    return lambda column, values: touching(frame.lazy(), column, values)
+
+
+def fixpoint(program: VectorProgram, known, seed: pl.DataFrame, max_facts: int | None = None) -> Closed:
     """The semi-naive fixpoint of ``seed`` (s, p, o, origin, rule) over ``known``, the
-    materialization (one row per fact). Raises TooLarge past ``max_facts`` facts."""
+    materialization (one row per fact): a frame, or ``PanedFacts``, whose look-ups by
+    subject and object go through its index. Raises TooLarge past ``max_facts`` facts."""
+    from reasonlake.engine.reason.paned_facts import PanedFacts
+
     deltas: list[pl.DataFrame] = []
     accumulated = empty()  # the best change per fact so far
     candidates = seed.lazy().select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA)
+    if isinstance(known, PanedFacts):
+        probe, known = known.touching, known.frame()
+    else:
+        probe = _scan(known.select(FACT_SCHEMA.keys()))
     base = known.select(FACT_SCHEMA.keys())
+
+    def seen(column: str, values: pl.Series) -> pl.LazyFrame:  # the known facts and every Δ
+        return pl.concat([probe(column, values), *(touching(d.lazy(), column, values) for d in deltas)])
+
     while True:
         # one plan a round: the rules, the best per fact, what beats the known facts
-        best = _not_beaten(best_per_fact(candidates).collect(), base.lazy()).collect()
-        delta = _not_beaten(best, accumulated.lazy()).collect()
+        best = _not_beaten(best_per_fact(candidates).collect(), probe).collect()
+        delta = _not_beaten(best, _scan(accumulated)).collect()
         if delta.is_empty():
             break
         deltas.append(delta)
@@ -336,8 +357,8 @@ def fixpoint(program: VectorProgram, known: pl.DataFrame, seed: pl.DataFrame,
         if max_facts is not None and known.height + accumulated.height > max_facts:
             raise TooLarge(known.height + accumulated.height)
         full = pl.concat([base.lazy(), *(d.lazy() for d in deltas)])
-        candidates = derive(program, delta, full)
-    before = touching(known.lazy(), "s", accumulated.get_column("s")).select(
+        candidates = derive(program, delta, full, seen)
+    before = probe("s", accumulated.get_column("s")).select(
         *KEY, pl.col("origin").alias("prev_origin"))
     changed = accumulated.lazy().join(before, on=KEY, how="left").collect()
     return Closed(base=base, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))

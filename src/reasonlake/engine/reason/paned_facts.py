@@ -6,18 +6,21 @@ every close copied the whole window twice (the expiry's filter, the step's "know
 changed"), and found the panes to write again by computing the pane of every fact: at 10M
 facts, seconds of a close whose change is 10k items. By pane, expiry drops whole frames,
 a step's changes rewrite only the frames they touch, and the panes to publish are at hand:
-the close's copying follows the change, not the window (issue 45, item 1). The rounds still
-read every fact, through ``frame``: a concatenation that copies nothing.
+the close's copying follows the change, not the window (issue 45, item 1). The rounds look
+facts up by subject and object through an index kept beside the panes (``fact_index``,
+made on the first look-up, then given each close's expiry and changes); what else they
+read of every fact, they read through ``frame``: a concatenation that copies nothing.
 
 The panes are the table's partitions (``exp_pane``, ``Window.expiration_pane`` of the
 origin), so a pane here is the very set of rows the table holds in that partition.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
+from reasonlake.engine.reason.fact_index import PANE, FactIndex
 from reasonlake.engine.store.schemas import KEY
 
 COLUMNS = ["s", "p", "o", "origin", "rule"]
@@ -27,6 +30,7 @@ SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule
 @dataclass(frozen=True)
 class PanedFacts:
     frames: dict[int, pl.DataFrame]  # expiration pane -> its facts (s, p, o, origin, rule)
+    index: FactIndex | None = field(default=None, compare=False)  # made on the first look-up
 
     @classmethod
     def of(cls, facts: pl.DataFrame, pane: pl.Expr) -> PanedFacts:
@@ -52,7 +56,8 @@ class PanedFacts:
         table), and how many facts they held."""
         gone = [pane for pane in self.frames if pane <= upto]
         kept = {pane: frame for pane, frame in self.frames.items() if pane > upto}
-        return PanedFacts(kept), sum(self.frames[pane].height for pane in gone)
+        index = None if self.index is None else self.index.expire(upto)
+        return PanedFacts(kept, index), sum(self.frames[pane].height for pane in gone)
 
     def changed(self, changes: pl.DataFrame, pane_of) -> tuple[PanedFacts, set[int]]:
         """The facts after a step's ``changes`` (s, p, o, origin, rule, prev_origin: each new
@@ -66,12 +71,20 @@ class PanedFacts:
         for (pane,), keys in leaving.partition_by("_pane", as_dict=True, include_key=False).items():
             if pane in frames:
                 frames[pane] = frames[pane].join(keys, on=KEY, how="anti")
-        arriving = changes.select(*COLUMNS, pane_of("origin").alias("_pane")).cast(SCHEMA)
+        arriving = changes.select(*COLUMNS, pane_of("origin").alias(PANE)).cast(SCHEMA)
         touched = set(leaving.get_column("_pane").unique().to_list())
-        for (pane,), rows in arriving.partition_by("_pane", as_dict=True, include_key=False).items():
+        for (pane,), rows in arriving.partition_by(PANE, as_dict=True, include_key=False).items():
             touched.add(pane)
             frames[pane] = pl.concat([frames[pane], rows]) if pane in frames else rows
-        return PanedFacts({pane: frame for pane, frame in frames.items() if not frame.is_empty()}), touched
+        index = None if self.index is None else self.index.changed(arriving)
+        return PanedFacts({pane: frame for pane, frame in frames.items() if not frame.is_empty()}, index), touched
+
+    def touching(self, column: str, values: pl.Series) -> pl.LazyFrame:
+        """The facts whose ``column`` (s or o) is one of ``values``, found by the index."""
+        if self.index is None:
+            rows = self.rows_of(self.frames).rename({"exp_pane": PANE})
+            object.__setattr__(self, "index", FactIndex.of(rows))
+        return self.index.touching(column, values).lazy()
 
     def rows_of(self, panes) -> pl.DataFrame:
         """The facts of ``panes`` with their pane as ``exp_pane`` (the table's columns)."""

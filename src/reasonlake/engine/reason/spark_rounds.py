@@ -163,7 +163,7 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
 def run_resident(spark, known, seed: DataFrame, tables: ProgramTables,
                  seed_rows=None) -> FixpointResult | None:
     """run_fixpoint in the driver from the materialization's facts already there
-    (``resident``, a frame, which the caller found within ``budget.enabled``), and the
+    (``resident``, by pane, which the caller found within ``budget.enabled``), and the
     seed's rows when they are there too (a frame); None when the step outgrows the driver."""
     step = driver_rounds.run_step(spark, None, seed, tables, known.height, known=known, seed_rows=seed_rows)
     return None if step is None else FixpointResult(None, rounds=step.rounds, local=step)

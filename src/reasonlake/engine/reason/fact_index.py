@@ -1,0 +1,93 @@
+"""The driver's facts indexed by subject and by object, kept from close to close.
+
+A close's rounds look facts up by a term: the facts whose subject is one of Δ's objects
+(a transitive chain, a join), the known facts with a candidate's subject (does it beat
+them?). Over one frame each look-up is a scan of the window, and at 21M facts the rounds of
+a 10k-item close took 0.9-1.0 s of its 1.1 s. Here each look-up is a binary search.
+
+The index is a few *runs* per column, each a frame sorted by that column (Differential
+Dataflow's arrangements, kept as a log-structured merge): the first made from the window's
+facts, then one per close holding that close's changes. A fact's rows are all found
+together (a look-up by subject or object finds every row of a key), and a close adds rows
+but never removes them:
+- a renewed fact has a row in an older run and one in a newer run: the newest run's row is
+  the fact as it is (a change is always a newer row of the fact);
+- an expired fact's newest row lies in a pane that left the window (a renewal only raises
+  an origin, and expiry drops whole panes): the look-up drops rows of panes at or before
+  the last expiry.
+A driver close removes facts only by expiry and renewal (a repair view's close runs on
+Spark), so these two rules give exactly the facts held. A run whose every pane has left the
+window is dropped whole; past ``MAX_RUNS`` runs, the two neighbours with the fewest rows
+between them are merged (stale rows dropped in the merge). Where a close changes a large
+share of the window (a window of three slides), its runs leave with their panes before any
+merge; where it changes a small share (a window of a thousand slides), small runs merge
+with small runs, and a row is sorted again a few times over its life, not at every close.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from reasonlake.engine.store.schemas import KEY
+
+COLUMNS = ["s", "p", "o", "origin", "rule"]
+PANE = "_pane"
+INDEXED = ("s", "o")
+MAX_RUNS = 8
+
+
+@dataclass(frozen=True)
+class FactIndex:
+    runs: dict[str, tuple[pl.DataFrame, ...]]  # column -> runs sorted by it, oldest first
+    expired_upto: int | None  # rows of panes at or before this are gone
+
+    @classmethod
+    def of(cls, rows: pl.DataFrame) -> FactIndex:
+        """From the window's facts (s, p, o, origin, rule, and their pane as ``_pane``)."""
+        return cls({column: (rows.sort(column),) for column in INDEXED}, None)
+
+    def expire(self, upto: int) -> FactIndex:
+        upto = upto if self.expired_upto is None else max(upto, self.expired_upto)
+        # a run whose newest pane has left holds nothing any more
+        return FactIndex({column: tuple(run for run in runs if run.get_column(PANE).max() > upto)
+                          for column, runs in self.runs.items()}, upto)
+
+    def changed(self, changes: pl.DataFrame) -> FactIndex:
+        """With a close's changes (s, p, o, origin, rule, ``_pane``: the facts as they now are)."""
+        if changes.is_empty():
+            return self
+        runs = {}
+        for column in INDEXED:
+            stack = [*self.runs[column], changes.sort(column)]
+            while len(stack) > MAX_RUNS:
+                at = min(range(len(stack) - 1), key=lambda i: stack[i].height + stack[i + 1].height)
+                older, newer = stack[at], stack[at + 1]
+                stack[at:at + 2] = [self._live(pl.concat([newer, older], how="vertical")).sort(column)]
+            runs[column] = tuple(stack)
+        return FactIndex(runs, self.expired_upto)
+
+    def _live(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """``rows``, newest first, less the stale: one row a fact, not expired."""
+        rows = rows.unique(KEY, keep="first", maintain_order=True)
+        return rows if self.expired_upto is None else rows.filter(pl.col(PANE) > self.expired_upto)
+
+    def touching(self, column: str, values: pl.Series) -> pl.DataFrame:
+        """The facts held whose ``column`` (s or o) is one of ``values`` (s, p, o, origin, rule)."""
+        wanted = values.unique().drop_nulls().sort()
+        found = []
+        if len(wanted):
+            for run in reversed(self.runs[column]):  # newest first
+                sorted_column = run.get_column(column)
+                lo = sorted_column.search_sorted(wanted, "left").to_numpy().astype(np.int64)
+                hi = sorted_column.search_sorted(wanted, "right").to_numpy().astype(np.int64)
+                lengths = hi - lo
+                total = int(lengths.sum())
+                if total:
+                    # the row numbers of every range [lo, hi), one after the other
+                    starts = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+                    found.append(run[starts + np.arange(total)])
+        if not found:
+            return pl.DataFrame(schema=dict(zip(COLUMNS, (pl.Int64,) * 4 + (pl.String,))))
+        return self._live(pl.concat(found, how="vertical")).select(COLUMNS)
