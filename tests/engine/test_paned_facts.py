@@ -117,3 +117,14 @@ def test_look_ups_by_the_index_find_what_a_scan_finds_close_after_close(seed, sp
                 _same(paned.touching(column, values).collect(), flat.filter(pl.col(column).is_in(values.implode())))
     assert merged, "no runs were merged"
     assert dropped or spread == "whole window", "no run left with its panes"
+
+
+def test_an_index_of_an_empty_window_expires_and_takes_changes():
+    empty = PanedFacts.of(pl.DataFrame(schema=SCHEMA), pane_of("origin"))
+    assert empty.touching("s", pl.Series([1], dtype=pl.Int64)).collect().is_empty()  # the index made, empty
+    later, _ = empty.expire(500)
+    changes = pl.DataFrame([(1, 0, 2, 700, "explicit", None)], schema={**SCHEMA, "prev_origin": pl.Int64},
+                           orient="row")
+    after, _ = later.changed(changes, pane_of)
+    assert after.touching("s", pl.Series([1], dtype=pl.Int64)).collect().rows() == [(1, 0, 2, 700, "explicit")]
+    assert after.expire(800)[0].touching("o", pl.Series([2], dtype=pl.Int64)).collect().is_empty()

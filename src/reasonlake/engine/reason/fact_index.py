@@ -46,12 +46,12 @@ class FactIndex:
     @classmethod
     def of(cls, rows: pl.DataFrame) -> FactIndex:
         """From the window's facts (s, p, o, origin, rule, and their pane as ``_pane``)."""
-        return cls({column: (rows.sort(column),) for column in INDEXED}, None)
+        return cls({column: (rows.sort(column),) if rows.height else () for column in INDEXED}, None)
 
     def expire(self, upto: int) -> FactIndex:
         upto = upto if self.expired_upto is None else max(upto, self.expired_upto)
         # a run whose newest pane has left holds nothing any more
-        return FactIndex({column: tuple(run for run in runs if run.get_column(PANE).max() > upto)
+        return FactIndex({column: tuple(run for run in runs if _newest_pane(run) > upto)
                           for column, runs in self.runs.items()}, upto)
 
     def changed(self, changes: pl.DataFrame) -> FactIndex:
@@ -65,7 +65,7 @@ class FactIndex:
                 at = min(range(len(stack) - 1), key=lambda i: stack[i].height + stack[i + 1].height)
                 older, newer = stack[at], stack[at + 1]
                 stack[at:at + 2] = [self._live(pl.concat([newer, older], how="vertical")).sort(column)]
-            runs[column] = tuple(stack)
+            runs[column] = tuple(run for run in stack if run.height)
         return FactIndex(runs, self.expired_upto)
 
     def _live(self, rows: pl.DataFrame) -> pl.DataFrame:
@@ -91,3 +91,7 @@ class FactIndex:
         if not found:
             return pl.DataFrame(schema=dict(zip(COLUMNS, (pl.Int64,) * 4 + (pl.String,))))
         return self._live(pl.concat(found, how="vertical")).select(COLUMNS)
+
+
+def _newest_pane(run: pl.DataFrame) -> int:
+    return run.get_column(PANE).max()  # runs are never empty
