@@ -1,9 +1,10 @@
 """A Delta table's data files written by the driver with Polars: one Parquet file per
 partition of the rows, and the ``add`` action that names it (statistics included).
 
-Polars writes a million rows in about 0.1 s, about twice as fast as delta-rs's own writer;
-both driver commits (``arrow_commit`` through Delta's transaction, ``rs_commit`` through
-delta-rs) write their files here and commit them each its own way.
+Polars writes a million rows in about 0.1 s, about twice as fast as delta-rs's own writer
+(``rs_commit``, which writes its files itself so that its commits record their predicate
+and metrics); ``arrow_commit`` writes its files here and commits them through Delta's
+transaction.
 """
 from __future__ import annotations
 

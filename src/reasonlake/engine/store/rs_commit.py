@@ -29,7 +29,6 @@ import polars as pl
 from reasonlake.engine.store import log_upkeep, session_marks
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
 from reasonlake.engine.store.locations import local_path
-from reasonlake.engine.store.parquet_files import planned_files, write_files
 
 # what delta-rs writes correctly among the writer features of a table Spark created
 _WRITER_FEATURES = {"deletionVectors", "invariants", "appendOnly"}
@@ -104,33 +103,16 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
 
 def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
                        user_metadata: str | None = None) -> int:
-    """``arrow_commit.replace_partitions`` through delta-rs: the files written by Polars
-    (``parquet_files``: twice as fast as delta-rs's writer on a close's large panes), then
-    one overwrite of the partitions ``replaced`` holds for among the table's, and of those
-    the rows land in (None as ``predicate``: of the whole table), which removes their
-    files whole, deletion vectors and all."""
-    from deltalake.transaction import AddAction
-
+    """``arrow_commit.replace_partitions`` through delta-rs: an overwrite with the
+    partition predicate, which removes those partitions' files whole (None: all of them).
+    delta-rs writes the files itself, about half as fast as Polars (``parquet_files``), but
+    its commit records the predicate and the metrics in the history, which an on-call
+    engineer reads (``DESCRIBE HISTORY``: which panes a close replaced and dropped);
+    committing Polars' files through ``create_write_transaction`` records neither."""
     table = _open(spark, path)
     rows = typed(table, frame)
-    landing = rows.get_column(column).unique().to_list()
-    outside_partitions(table, landing, path, column, replaced, predicate)
-    filters = None
-    if predicate is not None:
-        held = table.table.get_add_actions(flatten=True).column(f"partition.{column}").to_pylist()
-        values = sorted({int(v) for v in held if v is not None and replaced(int(v))} | set(landing))
-        if not values:
-            return int(table.table.version())
-        filters = [(column, "in", [str(v) for v in values])]
-    adds = [json.loads(a)["add"] for a in write_files(table, planned_files(table, rows))]
-    actions = [AddAction(a["path"], a["size"], a["partitionValues"], a["modificationTime"], True, a["stats"])
-               for a in adds]
-    table.table.create_write_transaction(actions, "overwrite", table.table.schema(),
-                                         partition_by=table.partitions or None, partition_filters=filters,
-                                         commit_properties=_properties(spark, user_metadata=user_metadata))
-    version = int(table.table.version())
-    log_upkeep.tend(str(table.folder), version)
-    return version
+    outside_partitions(table, rows.get_column(column).unique().to_list(), path, column, replaced, predicate)
+    return _write(spark, table, rows, "overwrite", predicate=predicate, user_metadata=user_metadata)
 
 
 def rewrite_small(spark, path: str, change):
