@@ -30,9 +30,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from reasonlake.engine.reason.driver_rules import FACT_SCHEMA
+from reasonlake.engine.store.schemas import FACT_COLUMNS as COLUMNS
 from reasonlake.engine.store.schemas import KEY
 
-COLUMNS = ["s", "p", "o", "origin", "rule"]
 PANE = "_pane"
 INDEXED = ("s", "o")
 MAX_RUNS = 8
@@ -89,7 +90,7 @@ class FactIndex:
                     starts = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
                     found.append(run[starts + np.arange(total)])
         if not found:
-            return pl.DataFrame(schema=dict(zip(COLUMNS, (pl.Int64,) * 4 + (pl.String,))))
+            return pl.DataFrame(schema=FACT_SCHEMA)
         return self._live(pl.concat(found, how="vertical")).select(COLUMNS)
 
 

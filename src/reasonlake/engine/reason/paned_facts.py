@@ -20,11 +20,10 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from reasonlake.engine.reason.driver_rules import FACT_SCHEMA as SCHEMA
 from reasonlake.engine.reason.fact_index import PANE, FactIndex
+from reasonlake.engine.store.schemas import FACT_COLUMNS as COLUMNS
 from reasonlake.engine.store.schemas import KEY
-
-COLUMNS = ["s", "p", "o", "origin", "rule"]
-SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,7 @@ class PanedFacts:
         columns (the table's ``exp_pane`` column, or the window's pane of ``origin``)."""
         if facts.is_empty():
             return cls({})
-        split = facts.with_columns(pane.alias("_pane")).partition_by("_pane", as_dict=True, include_key=False)
+        split = facts.with_columns(pane.alias(PANE)).partition_by(PANE, as_dict=True, include_key=False)
         return cls({int(key[0]): frame.select(COLUMNS) for key, frame in split.items()})
 
     @property
@@ -67,12 +66,12 @@ class PanedFacts:
             return self, set()
         frames = dict(self.frames)
         renewed = changes.filter(pl.col("prev_origin").is_not_null())
-        leaving = renewed.select(*KEY, pane_of("prev_origin").alias("_pane"))
-        for (pane,), keys in leaving.partition_by("_pane", as_dict=True, include_key=False).items():
+        leaving = renewed.select(*KEY, pane_of("prev_origin").alias(PANE))
+        for (pane,), keys in leaving.partition_by(PANE, as_dict=True, include_key=False).items():
             if pane in frames:
                 frames[pane] = frames[pane].join(keys, on=KEY, how="anti")
         arriving = changes.select(*COLUMNS, pane_of("origin").alias(PANE)).cast(SCHEMA)
-        touched = set(leaving.get_column("_pane").unique().to_list())
+        touched = set(leaving.get_column(PANE).unique().to_list())
         for (pane,), rows in arriving.partition_by(PANE, as_dict=True, include_key=False).items():
             touched.add(pane)
             frames[pane] = pl.concat([frames[pane], rows]) if pane in frames else rows

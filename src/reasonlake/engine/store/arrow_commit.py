@@ -20,7 +20,9 @@ is its access mode's choice (``access``): this one for a local folder on a class
 from __future__ import annotations
 
 import json
+import re
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -30,7 +32,13 @@ import polars as pl
 from reasonlake.engine.store import log_upkeep
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
 from reasonlake.engine.store.locations import local_path
-from reasonlake.engine.store.parquet_files import planned_files, write_files
+
+# min/max statistics are written for these (what data skipping reads for our filters:
+# sequence numbers, times, ids); other columns get their null counts
+_RANGED = {"long", "integer", "short", "byte"}
+
+_SAFE_PARTITION_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
+
 
 def _jvm(spark):
     from reasonlake.engine.store import classic
@@ -64,6 +72,62 @@ def _open(spark, path: str) -> _Table:
     fields = checked_fields(path, settings, json.loads(meta.schemaString())["fields"])
     parts = str(meta.partitionColumns().mkString("\n"))
     return _Table(folder, log, txn, fields, [p for p in parts.split("\n") if p])
+
+
+def _stats(frame: pl.DataFrame, fields: list[dict]) -> str:
+    ranged = [f["name"] for f in fields if f["type"] in _RANGED]
+    row = frame.select(
+        *[pl.col(c).min().alias(f"min {c}") for c in ranged],
+        *[pl.col(c).max().alias(f"max {c}") for c in ranged],
+        *[pl.col(f["name"]).null_count().alias(f"nulls {f['name']}") for f in fields],
+    ).row(0, named=True) if fields else {}
+    return json.dumps({
+        "numRecords": frame.height,
+        "minValues": {c: row[f"min {c}"] for c in ranged if row[f"min {c}"] is not None},
+        "maxValues": {c: row[f"max {c}"] for c in ranged if row[f"max {c}"] is not None},
+        "nullCount": {f["name"]: row[f"nulls {f['name']}"] for f in fields},
+    }, separators=(",", ":"))
+
+
+def _partition_value(value) -> str:
+    text = str(value)
+    if value is None or isinstance(value, bool) or not _SAFE_PARTITION_VALUE.fullmatch(text):
+        raise Unusable(f"partition value {value!r} needs escaping")
+    return text
+
+
+def _planned_files(table, frame: pl.DataFrame) -> list[tuple[dict, pl.DataFrame]]:
+    """(partition values, rows without the partition columns) per file to write; checked
+    before anything is written."""
+    data = [f for f in table.fields if f["name"] not in table.partitions]
+    columns = [f["name"] for f in data]
+    if frame.is_empty():
+        return []
+    if not table.partitions:
+        return [({}, frame.select(columns))]
+    out = []
+    for key, rows in frame.partition_by(table.partitions, as_dict=True, maintain_order=False).items():
+        values = {c: _partition_value(v) for c, v in zip(table.partitions, key)}
+        out.append((values, rows.select(columns)))
+    return out
+
+
+def _write_files(table: _Table, planned) -> list[str]:
+    """The files written, as the JSON of their ``add`` actions."""
+    data = [f for f in table.fields if f["name"] not in table.partitions]
+    adds = []
+    for values, rows in planned:
+        relative = "/".join([f"{c}={values[c]}" for c in table.partitions]
+                            + [f"part-00000-{uuid.uuid4()}.c000.snappy.parquet"])
+        target = table.folder / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        rows.write_parquet(target, compression="snappy")
+        info = target.stat()
+        adds.append(json.dumps({"add": {
+            "path": relative, "partitionValues": values, "size": info.st_size,
+            "modificationTime": int(info.st_mtime * 1000), "dataChange": True, "stats": _stats(rows, data),
+        }}))
+    return adds
 
 
 def _register_metrics(spark, table: _Table, metrics: dict[str, int]) -> None:
@@ -113,8 +177,8 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
     table = _open(spark, path)
     if txn is not None and _known_version(table, txn[0]) >= txn[1]:
         return None
-    planned = planned_files(table, typed(table, frame))
-    actions = write_files(table, planned)
+    planned = _planned_files(table, typed(table, frame))
+    actions = _write_files(table, planned)
     metrics = _added_metrics(actions)
     if txn is not None:
         actions.append(json.dumps({"txn": {"appId": txn[0], "version": txn[1],
@@ -132,7 +196,7 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
     every partition is replaced, an overwrite of the whole table). ``user_metadata``: the
     commit's, instead of the session's mark."""
     table = _open(spark, path)
-    planned = planned_files(table, typed(table, frame))
+    planned = _planned_files(table, typed(table, frame))
     outside_partitions(table, [values[column] for values, _ in planned], path, column, replaced, predicate)
     now = int(time.time() * 1000)
     listed = _checksum_files(table) if predicate is None else None
@@ -152,7 +216,7 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
         gone = [f for f in files if replaced(int(f.partitionValues().apply(column)))]
         removes = [f.removeWithTimestamp(now, True) for f in gone]
         removed_bytes = sum(f.size() for f in gone)
-    adds = write_files(table, planned)
+    adds = _write_files(table, planned)
     if not removes and not adds:
         return int(table.txn.readVersion())
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(removes), "numRemovedBytes": removed_bytes,
@@ -208,7 +272,7 @@ def rewrite_small(spark, path: str, change):
     table.txn.readWholeTable()  # every file was read: a commit by anyone since conflicts
     now = int(time.time() * 1000)
     removes = [_remove(f, now) for f in listed]
-    adds = write_files(table, planned_files(table, typed(table, new)))
+    adds = _write_files(table, _planned_files(table, typed(table, new)))
     metrics = {**_added_metrics(adds), "numRemovedFiles": len(listed),
                "numRemovedBytes": sum(f["size"] for f in listed), "numCopiedRows": 0, "numAddedChangeFiles": 0}
     _commit(spark, table, [*removes, *adds], "Overwrite", None, metrics)

@@ -67,22 +67,14 @@ def _open(spark, path: str) -> _Table:
     return _Table(folder, table, fields, list(meta.partition_columns))
 
 
-def _properties(spark, *, txn: tuple[str, int] | None = None, retries: int | None = None,
-                user_metadata: str | None = None):
-    """The commit's: our mark (or ``user_metadata``) as its userMetadata, a transaction."""
-    from deltalake import CommitProperties, Transaction
-
-    mark = user_metadata or session_marks.mark_of(spark)
-    return CommitProperties(
-        custom_metadata={"userMetadata": mark} if mark else None, max_commit_retries=retries,
-        app_transactions=[Transaction(txn[0], txn[1])] if txn is not None else None)
-
-
 def _write(spark, table: _Table, frame: pl.DataFrame, mode: str, *, predicate: str | None = None,
            txn: tuple[str, int] | None = None, retries: int | None = None, user_metadata: str | None = None) -> int:
-    from deltalake import write_deltalake
+    from deltalake import CommitProperties, Transaction, write_deltalake
 
-    properties = _properties(spark, txn=txn, retries=retries, user_metadata=user_metadata)
+    mark = user_metadata or session_marks.mark_of(spark)
+    properties = CommitProperties(
+        custom_metadata={"userMetadata": mark} if mark else None, max_commit_retries=retries,
+        app_transactions=[Transaction(txn[0], txn[1])] if txn is not None else None)
     write_deltalake(table.table, frame.to_arrow(), mode=mode, predicate=predicate,
                     partition_by=table.partitions or None, commit_properties=properties)
     version = int(table.table.version())
@@ -104,11 +96,7 @@ def append(spark, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None
 def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
                        user_metadata: str | None = None) -> int:
     """``arrow_commit.replace_partitions`` through delta-rs: an overwrite with the
-    partition predicate, which removes those partitions' files whole (None: all of them).
-    delta-rs writes the files itself, about half as fast as Polars (``parquet_files``), but
-    its commit records the predicate and the metrics in the history, which an on-call
-    engineer reads (``DESCRIBE HISTORY``: which panes a close replaced and dropped);
-    committing Polars' files through ``create_write_transaction`` records neither."""
+    partition predicate, which removes those partitions' files whole (None: all of them)."""
     table = _open(spark, path)
     rows = typed(table, frame)
     outside_partitions(table, rows.get_column(column).unique().to_list(), path, column, replaced, predicate)
