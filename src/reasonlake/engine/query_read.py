@@ -71,14 +71,14 @@ def triples(home: Home, view: str, close: int | None = None, version: int | None
     record, at, latest = read.picked(home, view, close, version)
     return _kept(home, view, record.version, at,
                  lambda: _read(home, view, read.version_read(home, view, record, latest), at,
-                               record.events_seq)), at
+                               record.events_seq, record.version)), at
 
 
 def triples_at(home: Home, view: str, version: int, at: int, events_seq: int | None = None) -> ViewTriples:
     """The view's triples live at close ``at`` in its table's ``version``, whether or not a
     close record names that version yet (a close answers its registered queries before it
     records itself); ``events_seq``: the last ingest the close read (None: any)."""
-    return _kept(home, view, version, at, lambda: _read(home, view, version, at, events_seq))
+    return _kept(home, view, version, at, lambda: _read(home, view, version, at, events_seq, version))
 
 
 def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriples:
@@ -98,7 +98,9 @@ def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriple
     return triples
 
 
-def _read(home: Home, view: str, version: int | None, at: int, events_seq: int | None) -> ViewTriples:
+def _read(home: Home, view: str, version: int | None, at: int, events_seq: int | None,
+          published: int) -> ViewTriples:
+    """Read at ``version`` (None: the latest), the view's content published as ``published``."""
     from reasonlake.engine.spark_frames import SparkFrames
     from reasonlake.engine.store import driver_reads
     from reasonlake.engine.store import view_decoding as decoding
@@ -111,6 +113,9 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         # every event pattern reads them: read once, on the executors
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
+    kept = _decoded_here(home, view, published, at)
+    if kept is not None:
+        return ViewTriples(kept, occurrences=timed)
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
@@ -118,6 +123,30 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
     # read by every triple pattern of every query at this close: decoded once, on the executors
     return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark), timed)
+
+
+def _decoded_here(home: Home, view: str, version: int, at: int) -> pl.DataFrame | None:
+    """The view's triples at ``at`` decoded from the facts this process keeps of the
+    table at ``version`` (``decoded_panes``: only the panes new since the last call
+    decoded); None where it keeps none of that version, or the dictionary is not read here."""
+    from reasonlake.engine.decoded_panes import DecodedPanes
+    from reasonlake.engine.reason import resident
+    from reasonlake.engine.store import dictionary
+
+    from reasonlake.engine.store import driver_reads
+
+    facts = resident.peek(home, view, home.view(view).fingerprint(), version)
+    # the text is held here beside the facts: within the driver's read budget, as a read
+    # of the table is (its ids, 24 bytes a fact, for the table's Parquet)
+    if facts is None or facts.height * 24 > driver_reads.limit_bytes():
+        return None
+    path = home.mat_path(view)
+    panes = home.cache.decoded_panes.get(path) or DecodedPanes()
+    home.cache.decoded_panes.pop(path, None)  # kept again only once these are decoded
+    found = panes.triples(facts, at, lambda ids: dictionary.terms_read_here(home.spark, home.path("terms"), ids))
+    if found is not None:
+        home.cache.decoded_panes[path] = panes
+    return found
 
 
 def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,

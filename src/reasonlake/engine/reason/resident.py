@@ -48,6 +48,16 @@ def take(home: Home, view: str, fingerprint: str) -> PanedFacts | None:
     return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
 
 
+def peek(home: Home, view: str, fingerprint: str, version: int) -> PanedFacts | None:
+    """The facts this process keeps of the view, if they are its table at ``version`` and
+    that is still the table's latest commit (the caller only reads them)."""
+    kept = home.cache.resident.get(_key(home, view, fingerprint))
+    if kept is None or kept[0][0] != version:
+        return None
+    commit, facts = kept
+    return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
+
+
 def load(home: Home, view: str) -> PanedFacts | None:
     """The table's facts at its latest commit, by pane, read in this process by delta-rs;
     None where Spark must read them (a home this process cannot read, a table past the

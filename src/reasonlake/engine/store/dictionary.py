@@ -93,6 +93,18 @@ def _small_dictionary(spark, terms_path: str) -> pl.DataFrame | None:
                         schema={"id": pl.Int64, "check": pl.Int64})
 
 
+def terms_read_here(spark, terms_path: str, ids: pl.Series) -> pl.DataFrame | None:
+    """(id, term) of the dictionary's terms among ``ids``, read in this process by delta-rs
+    (the whole dictionary is scanned: a list of ids in the query costs more past a few
+    thousand); None where Spark must read it (``driver_reads``)."""
+    from reasonlake.engine.store import driver_reads
+
+    found = driver_reads.query(spark, {"terms": (terms_path, None)}, "SELECT id, term FROM terms")
+    if found is None:
+        return None
+    return pl.from_arrow(found).join(pl.DataFrame({"id": ids}, schema={"id": pl.Int64}), on="id", how="semi")
+
+
 def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
     """register_terms for terms whose ids the driver computed (columns term, id): the ones
     the dictionary lacks are found in the driver and appended in one commit."""

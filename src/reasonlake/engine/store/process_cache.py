@@ -36,6 +36,8 @@ class ProcessCache:
     access: dict = field(default_factory=dict)
     # view table path -> ((version, close, driver budget), the view's triples there)  (``query_read``)
     query_views: dict = field(default_factory=dict)
+    # view table path -> its triples decoded pane by pane from the facts kept  (``decoded_panes``)
+    decoded_panes: dict = field(default_factory=dict)
 
     def clear(self) -> None:
         """Drop everything kept (file lists being built are waited for first: they hold
@@ -50,6 +52,7 @@ class ProcessCache:
         self.query_answers.clear()
         self.access.clear()
         self.query_views.clear()
+        self.decoded_panes.clear()
 
 
 # id(session) -> (session, its cache). The session is kept beside its id so that an id
