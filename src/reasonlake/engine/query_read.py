@@ -131,9 +131,7 @@ def _decoded_here(home: Home, view: str, version: int, at: int) -> pl.DataFrame 
     decoded); None where it keeps none of that version, or the dictionary is not read here."""
     from reasonlake.engine.decoded_panes import DecodedPanes
     from reasonlake.engine.reason import resident
-    from reasonlake.engine.store import dictionary
-
-    from reasonlake.engine.store import driver_reads
+    from reasonlake.engine.store import dictionary, driver_reads
 
     facts = resident.peek(home, view, home.view(view).fingerprint(), version)
     # the text is held here beside the facts: within the driver's read budget, as a read
