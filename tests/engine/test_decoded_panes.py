@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import polars as pl
+
 from reasonlake.api import Lakehouse
 from reasonlake.engine import query_read
 from reasonlake.engine.store import driver_reads
@@ -36,8 +38,6 @@ def test_triples_decoded_by_pane_are_the_tables_rows_at_every_close(cli, spark, 
         decoded_at.append(close)
         table = driver_reads.view_rows(home, "v", version, close, decoding.term_columns())
         assert table is not None
-        import polars as pl
-
         expected = _rows(pl.from_arrow(table).select(pl.col(c).cast(pl.String) for c in ("subject", "predicate", "object")))
         got = _rows(found)
         assert got - expected == Counter() and expected - got == Counter(), close

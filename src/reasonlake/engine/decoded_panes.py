@@ -57,15 +57,13 @@ class DecodedPanes:
         return pl.concat(parts, how="vertical", rechunk=False)
 
     def _know_terms_of(self, frames: list[pl.DataFrame], lookup) -> bool:
-        ids = pl.concat([frame.select(pl.concat_list("s", "p", "o").alias("id")).explode("id") for frame in frames])
-        missing = ids.unique().join(self.terms.select("id"), on="id", how="anti").get_column("id")
+        missing = _ids_of(frames).join(self.terms.select("id"), on="id", how="anti").get_column("id")
         if missing.is_empty():
             return True
         found = lookup(missing)
         if found is None:
             return False
-        found = found.select(pl.col("id").cast(pl.Int64), pl.col("term").cast(pl.String)).unique("id")
-        self.terms = pl.concat([self.terms, found.join(pl.DataFrame({"id": missing}), on="id", how="semi")])
+        self.terms = pl.concat([self.terms, found.select(pl.col("id").cast(pl.Int64), pl.col("term").cast(pl.String))])
         return True
 
     def _decode(self, frame: pl.DataFrame) -> pl.DataFrame:
@@ -81,5 +79,10 @@ class DecodedPanes:
         frames = [frame for frame, _ in self.panes.values()]
         if not frames:
             return self.terms.head(0)
-        ids = pl.concat([frame.select(pl.concat_list("s", "p", "o").alias("id")).explode("id") for frame in frames])
-        return self.terms.join(ids.unique(), on="id", how="semi")
+        return self.terms.join(_ids_of(frames), on="id", how="semi")
+
+
+def _ids_of(frames: list[pl.DataFrame]) -> pl.DataFrame:
+    """Every id the facts of ``frames`` name (as s, p or o), once."""
+    return pl.concat([frame.select(pl.concat_list("s", "p", "o").alias("id")).explode("id")
+                      for frame in frames]).unique()

@@ -138,13 +138,8 @@ def _decoded_here(home: Home, view: str, version: int, at: int) -> pl.DataFrame 
     # of the table is (its ids, 24 bytes a fact, for the table's Parquet)
     if facts is None or facts.height * 24 > driver_reads.limit_bytes():
         return None
-    path = home.mat_path(view)
-    panes = home.cache.decoded_panes.get(path) or DecodedPanes()
-    home.cache.decoded_panes.pop(path, None)  # kept again only once these are decoded
-    found = panes.triples(facts, at, lambda ids: dictionary.terms_read_here(home.spark, home.path("terms"), ids))
-    if found is not None:
-        home.cache.decoded_panes[path] = panes
-    return found
+    panes = home.cache.decoded_panes.setdefault(home.mat_path(view), DecodedPanes())
+    return panes.triples(facts, at, lambda ids: dictionary.terms_read_here(home.spark, home.path("terms"), ids))
 
 
 def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,

@@ -124,11 +124,10 @@ class Compiler:
             for member in e.other:
                 found = found | compare("=", left, self.term(member), self._hidden)
             return truth_value(found if e.op == "IN" else ~found)
-        right, other = self.term(e.other), e.other
-        if not isinstance(other, Literal) and isinstance(e.expr, Literal):  # 2 < ?x: ?x > 2
-            left, right, other = right, left, e.expr
-            return truth_value(compare(_MIRRORED.get(e.op, e.op), left, right, self._hidden, other))
-        return truth_value(compare(e.op, left, right, self._hidden, other))
+        op, right, constant = e.op, self.term(e.other), e.other
+        if not isinstance(constant, Literal) and isinstance(e.expr, Literal):  # 2 < ?x: ?x > 2
+            op, left, right, constant = _MIRRORED.get(op, op), right, left, e.expr
+        return truth_value(compare(op, left, right, self._hidden, constant))
 
     def _Builtin_sameTerm(self, e) -> Value:
         a, b = self.term(e.arg1), self.term(e.arg2)
@@ -329,12 +328,7 @@ def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr
     both_integers = ia.is_not_null() & ib.is_not_null()
     both_durations = da.is_not_null() & db.is_not_null()
 
-    # = and != by value are one test: != is its negation, an error staying one
-    asked = "=" if op in ("=", "!=") else op
-
-    def by(x, y):
-        return {"=": x == y, "<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[asked]
-
+    by = _by(op)
     valued = (pl.when(both_integers).then(by(ia, ib))  # exact beyond 2**53
               .when(both_numbers).then(by(na, nb))
               .when(both_simple).then(by(la, lb))
@@ -342,6 +336,18 @@ def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr
               .when(both_moments).then(by(ma, mb))
               .when(both_durations).then(by(da, db)))
     comparable = both_numbers | both_simple | both_booleans | both_moments | both_durations
+    return _decided(op, a, b, valued, comparable)
+
+
+def _by(op: str):
+    """The operator over two values; = and != are one test by value: != is its negation
+    (``_decided``), an error staying one."""
+    asked = "=" if op in ("=", "!=") else op
+    return lambda x, y: {"=": x == y, "<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[asked]
+
+
+def _decided(op: str, a: pl.Expr, b: pl.Expr, valued: pl.Expr, comparable: pl.Expr) -> pl.Expr:
+    """``a op b`` from the comparison by value (``valued``, where ``comparable``)."""
     known = a.is_not_null() & b.is_not_null()
     if op in ("=", "!="):
         # RDFterm-equal: the same term is equal; two different literals of types without an
@@ -370,22 +376,12 @@ def _compare_number(op: str, a: pl.Expr, b: pl.Expr, hidden, value: float, exact
     strings of every count were parsed for nothing)."""
     numbers = hidden(T.of_types(a, list(T.NUMERIC_RANK)))
     na = hidden(T.number(numbers))
-    asked = "=" if op in ("=", "!=") else op
-
-    def by(x, y):
-        return {"=": x == y, "<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[asked]
-
+    by = _by(op)
     valued = pl.when(na.is_not_null()).then(by(na, pl.lit(value, pl.Float64)))
     if exact is not None:  # exact beyond 2**53
         ia = hidden(T.integer(numbers))
         valued = pl.when(ia.is_not_null()).then(by(ia, pl.lit(exact, pl.Int64))).otherwise(valued)
-    comparable = na.is_not_null()
-    known = a.is_not_null()
-    if op in ("=", "!="):
-        term_equal = pl.when(a == b).then(True).when(T.is_literal(a)).then(None).otherwise(False)
-        equal = pl.when(comparable).then(valued).otherwise(term_equal)
-        return pl.when(known).then(equal if op == "=" else ~equal)
-    return pl.when(known & comparable).then(valued)
+    return _decided(op, a, b, valued, na.is_not_null())
 
 
 def arithmetic(op: str, a: pl.Expr, b: pl.Expr) -> pl.Expr:

@@ -99,13 +99,15 @@ class Planner:
     def _Join(self, node) -> Solutions:
         return join(self.solutions(node.p1), self.solutions(node.p2))
 
-    def _LeftJoin(self, node, keep=None) -> Solutions:
-        """OPTIONAL; ``keep(left)``: the left side's rows to keep, before the join."""
+    def _LeftJoin(self, node) -> Solutions:
+        return self._left_join(node, self.solutions(node.p1))
+
+    def _left_join(self, node, left: Solutions) -> Solutions:
+        """OPTIONAL ``node`` with its left side's solutions given."""
         expr = node.get("expr")
         if isinstance(expr, CompValue) and expr.name == "TrueFilter":
             expr = None
-        left = self.solutions(node.p1)
-        return left_join(left if keep is None else keep(left), self.solutions(node.p2), self._condition(expr))
+        return left_join(left, self.solutions(node.p2), self._condition(expr))
 
     def _Graph(self, node) -> Solutions:
         """An event operator (``events``): ``{P1} SEQ {P2}`` and the others, as SeqJoin,
@@ -152,13 +154,10 @@ class Planner:
             # in every row: a joined row has the left row's bindings of them, so filtering the
             # left side first keeps the same rows, and the join reads only the left rows that
             # pass (the IMaRS "optional" query at 3M facts: every Post joined, then 1% kept)
-            pushed = []
-
-            def keep(left: Solutions) -> Solutions:
-                pushed.append(named <= left.bound)
-                return self._filter(left, node.expr) if pushed[0] else left
-            joined = self._LeftJoin(node.p, keep)
-            return joined if pushed[0] else self._filter(joined, node.expr)
+            left = self.solutions(node.p.p1)
+            if named <= left.bound:
+                return self._left_join(node.p, self._filter(left, node.expr))
+            return self._filter(self._left_join(node.p, left), node.expr)
         return self._filter(self.solutions(node.p), node.expr)
 
     def _filter(self, inner: Solutions, expr) -> Solutions:

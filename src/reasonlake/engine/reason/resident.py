@@ -41,18 +41,19 @@ def _key(home: Home, view: str, fingerprint: str) -> tuple:
 def take(home: Home, view: str, fingerprint: str) -> PanedFacts | None:
     """The facts of the table as it is now, by pane, if this process holds them; the
     caller owns them until it calls ``keep``."""
-    kept = home.cache.resident.pop(_key(home, view, fingerprint), None)
-    if kept is None:
-        return None
-    commit, facts = kept
-    return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None
+    return _current(home, view, home.cache.resident.pop(_key(home, view, fingerprint), None))
 
 
 def peek(home: Home, view: str, fingerprint: str, version: int) -> PanedFacts | None:
     """The facts this process keeps of the view, if they are its table at ``version`` and
     that is still the table's latest commit (the caller only reads them)."""
     kept = home.cache.resident.get(_key(home, view, fingerprint))
-    if kept is None or kept[0][0] != version:
+    return _current(home, view, kept) if kept is not None and kept[0][0] == version else None
+
+
+def _current(home: Home, view: str, kept) -> PanedFacts | None:
+    """The facts of ``kept`` (commit, facts) while that commit is still the table's latest."""
+    if kept is None:
         return None
     commit, facts = kept
     return facts if latest_commit(home.spark, home.mat_path(view)) == commit else None

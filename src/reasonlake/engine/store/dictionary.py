@@ -102,7 +102,8 @@ def terms_read_here(spark, terms_path: str, ids: pl.Series) -> pl.DataFrame | No
     found = driver_reads.query(spark, {"terms": (terms_path, None)}, "SELECT id, term FROM terms")
     if found is None:
         return None
-    return pl.from_arrow(found).join(pl.DataFrame({"id": ids}, schema={"id": pl.Int64}), on="id", how="semi")
+    wanted = pl.DataFrame({"id": ids}, schema={"id": pl.Int64}).unique()
+    return pl.from_arrow(found).join(wanted, on="id", how="semi").unique("id")
 
 
 def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
