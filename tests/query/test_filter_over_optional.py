@@ -3,13 +3,9 @@ left side binds its variables in every row (``planner._Filter``), and after the 
 otherwise: both give rdflib's answers, with the OPTIONAL's rows and unbound values."""
 from __future__ import annotations
 
-from collections import Counter
-
-import polars as pl
 import pytest
-import rdflib
 
-from reasonlake.query import run
+from tests.query.small_graphs import ours, rdflibs
 
 DATA = """@prefix ex: <http://ex/> .
 ex:a100 a ex:Post . ex:a200 a ex:Post . ex:a1 a ex:Post . ex:a7 a ex:Note .
@@ -32,9 +28,5 @@ QUERIES = [
 
 @pytest.mark.parametrize("query", QUERIES)
 def test_a_filter_over_optional_answers_as_rdflib(query):
-    graph = rdflib.Graph().parse(data=DATA, format="turtle")
-    triples = pl.DataFrame([(s.n3(), p.n3(), o.n3()) for s, p, o in graph],
-                           schema=["subject", "predicate", "object"], orient="row")
-    ours = Counter(run(triples, PREFIX + query).frame.rows())
-    theirs = Counter(tuple(None if v is None else v.n3() for v in row) for row in graph.query(PREFIX + query))
-    assert ours == theirs and sum(ours.values()) > 0
+    found = ours(DATA, PREFIX + query)
+    assert found == rdflibs(DATA, PREFIX + query) and sum(found.values()) > 0

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-import polars as pl
 import pytest
 import rdflib
 
 from reasonlake.query import expressions, run
+from tests.query.small_graphs import ours, rdflibs, triples_of
 
 NUMBERS = """@prefix ex: <http://ex/> . @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
 ex:a ex:n 1 . ex:b ex:n 2 . ex:c ex:n 2.5 . ex:d ex:n "2"^^xsd:decimal . ex:e ex:n 3.0e0 .
@@ -24,19 +24,12 @@ FILTERS = ["?n > 2", "2 < ?n", "?n >= 2", "2 >= ?n", "?n = 2", "2 = ?n", "?n != 
            "?n < 2.5", "?n = 9223372036854775807", "9223372036854775806 < ?n"]
 
 
-def _frame(graph) -> pl.DataFrame:
-    return pl.DataFrame([(s.n3(), p.n3(), o.n3()) for s, p, o in graph],
-                        schema=["subject", "predicate", "object"], orient="row")
-
-
 @pytest.mark.parametrize("condition", FILTERS)
 def test_a_comparison_with_a_number_answers_as_rdflib_and_as_the_general_comparison(condition, monkeypatch):
     query = PREFIX + f"SELECT ?s WHERE {{ ?s ex:n ?n FILTER({condition}) }}"
-    numbers = rdflib.Graph().parse(data=NUMBERS, format="turtle")
-    ours = Counter(run(_frame(numbers), query).frame.rows())
-    theirs = Counter(tuple(v.n3() for v in row) for row in numbers.query(query))
-    assert ours == theirs and sum(ours.values()) > 0
-    every = _frame(rdflib.Graph().parse(data=NUMBERS + OTHERS, format="turtle"))
+    found = ours(NUMBERS, query)
+    assert found == rdflibs(NUMBERS, query) and sum(found.values()) > 0
+    every = triples_of(rdflib.Graph().parse(data=NUMBERS + OTHERS, format="turtle"))
     fast = Counter(run(every, query).frame.rows())
     monkeypatch.setattr(expressions, "_constant_number", lambda constant: None)
     assert fast == Counter(run(every, query).frame.rows())

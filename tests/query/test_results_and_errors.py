@@ -99,6 +99,17 @@ def test_order_by_kinds_then_values():
     assert down == [(f'"25"^^<{XSD}integer>',), (f'"2.5"^^<{XSD}decimal>',)]
 
 
+def test_iris_order_as_their_strings():
+    """``<http://ex/a1>`` before ``<http://ex/a100>``, as rdflib orders them: the text
+    between the brackets, not the N-Triples text (where '>' sorts after the digits)."""
+    triples = pl.DataFrame([(f"<http://ex/a{n}>", "<http://ex/p>", '"x"') for n in ("100", "1", "10", "2")],
+                           schema=["subject", "predicate", "object"], orient="row")
+    found = run(triples, "SELECT ?s WHERE { ?s ?p ?o } ORDER BY ?s").frame.rows()
+    assert found == [("<http://ex/a1>",), ("<http://ex/a10>",), ("<http://ex/a100>",), ("<http://ex/a2>",)]
+    lowest = run(triples, "SELECT (MIN(?s) AS ?m) WHERE { ?s ?p ?o }").frame.rows()
+    assert lowest == [("<http://ex/a1>",)]
+
+
 def test_aggregates_types_and_empty_groups():
     (count, total, mean, low, high), = rows(
         "SELECT (COUNT(?a) AS ?n) (SUM(?a) AS ?s) (AVG(?a) AS ?m) (MIN(?a) AS ?lo) (MAX(?a) AS ?hi) "

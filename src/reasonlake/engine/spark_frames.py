@@ -144,6 +144,11 @@ class SparkFrames:
     def kept(self, frame):
         return frame.localCheckpoint()
 
+    def seed(self, rows, keys: list[str], triples):
+        """The distinct ``keys`` of ``rows``, whatever their number: counting would be a job
+        of its own, and a small seed is broadcast."""
+        return self.unique(self.select(rows, {k: k for k in keys}))
+
     def fill_false(self, frame, name: str):
         return frame.withColumn(_physical(name), F.coalesce(_col(name), F.lit(False)))
 

@@ -2,7 +2,8 @@
 nodes, then IRIs, then literals. Among literals, those ``<`` compares are in its order:
 numbers by value, then moments (xsd:dateTime, xsd:date) by value; the rest, which SPARQL
 leaves unordered, by lexical form and then by the whole term, so the order is total and
-the same on every run."""
+the same on every run. IRIs compare by their text without the brackets: ``<http://ex/a1>``
+before ``<http://ex/a100>``, as their strings are (the bracket would sort after a digit)."""
 from __future__ import annotations
 
 import polars as pl
@@ -16,4 +17,5 @@ def sort_keys(term: pl.Expr) -> list[pl.Expr]:
     number, moment = T.number(term), T.moment(term)
     literal_class = pl.when(number.is_not_null()).then(0).when(moment.is_not_null()).then(1).otherwise(2).cast(pl.Int8)
     return [kind, pl.when(kind == 3).then(literal_class), number, moment,
-            pl.when(kind == 3).then(T.lexical(term)).otherwise(term), term]
+            pl.when(kind == 3).then(T.lexical(term))
+            .when(kind == 2).then(term.str.strip_prefix("<").str.strip_suffix(">")).otherwise(term), term]

@@ -24,7 +24,7 @@ from reasonlake.query import aggregates, paths
 from reasonlake.query.events import EVENT
 from reasonlake.query.expressions import Compiler
 from reasonlake.query.ordering import sort_keys
-from reasonlake.query.solutions import TIMES, UNIT, Solutions, join, left_join, minus, project, union
+from reasonlake.query.solutions import ROW, TIMES, UNIT, Solutions, join, left_join, minus, project, union
 from reasonlake.query.terms import constant
 
 _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "DESCRIBE"}
@@ -42,20 +42,30 @@ class Planner:
         self._hidden += 1
         return f"${what}{self._hidden}"
 
-    def solutions(self, node) -> Solutions:
+    def solutions(self, node, seed: Solutions | None = None) -> Solutions:
+        """``node``'s solutions; with a ``seed`` (distinct rows of variables ``node`` binds in
+        every solution, ``_certain``), only those that agree with one of its rows, the seed
+        joined in where it cuts the most work (an OPTIONAL's side restricted to what its left
+        side can join: sideways information passing)."""
         if not isinstance(node, CompValue):
             raise SparqlError(f"the pattern {node!r} is not supported yet")
         handler = getattr(self, f"_{node.name}", None)
         if handler is None:
             raise SparqlError(f"{_SHOWN.get(node.name, repr(node.name))} is not supported yet in reasonlake's SPARQL")
-        return handler(node)
+        if seed is None:
+            return handler(node)
+        if node.name in _SEEDED:
+            return handler(node, seed)
+        return _semi_joined(handler(node), seed)
 
     def compiler(self, solutions: Solutions) -> Compiler:
         return Compiler(solutions.variables, timed=solutions.timed)
 
     # -- graph patterns ---------------------------------------------------------------------
-    def _BGP(self, node) -> Solutions:
-        out = Solutions.unit(self.frames)
+    def _BGP(self, node, seed: Solutions | None = None) -> Solutions:
+        # a seed binds only variables of the patterns, each row once: joined first, it keeps
+        # the matches that agree with it, each once, and every later join reads only those
+        out = Solutions.unit(self.frames) if seed is None else seed
         left = [self._pattern(t) for t in node.triples]
         # join the patterns that share a variable with what is joined so far first (no cross product)
         while left:
@@ -96,18 +106,38 @@ class Planner:
                                    {UNIT: UNIT, **times, **{n: c for c, n in names.items()}})
         return Solutions.of(self.frames, frame, names.values(), timed=self.timed)
 
-    def _Join(self, node) -> Solutions:
-        return join(self.solutions(node.p1), self.solutions(node.p2))
+    def _Join(self, node, seed: Solutions | None = None) -> Solutions:
+        if seed is not None and set(seed.variables) <= _certain(node.p1):
+            return join(self.solutions(node.p1, seed), self.solutions(node.p2))
+        if seed is not None and set(seed.variables) <= _certain(node.p2):
+            return join(self.solutions(node.p1), self.solutions(node.p2, seed))
+        return _semi_joined(join(self.solutions(node.p1), self.solutions(node.p2)), seed)
 
-    def _LeftJoin(self, node) -> Solutions:
-        return self._left_join(node, self.solutions(node.p1))
+    def _LeftJoin(self, node, seed: Solutions | None = None) -> Solutions:
+        return self._left_join(node, self._left_side(node.p1, seed))
+
+    def _left_side(self, pattern, seed: Solutions | None) -> Solutions:
+        """An OPTIONAL's left side (its rows are the OPTIONAL's, so a seed on what it binds
+        in every row restricts both alike)."""
+        if seed is not None and set(seed.variables) <= _certain(pattern):
+            return self.solutions(pattern, seed)
+        return _semi_joined(self.solutions(pattern), seed)
 
     def _left_join(self, node, left: Solutions) -> Solutions:
-        """OPTIONAL ``node`` with its left side's solutions given."""
+        """OPTIONAL ``node`` with its left side's solutions given; the optional side is
+        computed only for the left rows' values of the variables both bind in every row."""
         expr = node.get("expr")
         if isinstance(expr, CompValue) and expr.name == "TrueFilter":
             expr = None
-        return left_join(left, self.solutions(node.p2), self._condition(expr))
+        keys = sorted((left.bound & _certain(node.p2)) - {ROW}) if not self.timed else []
+        if not keys:
+            return left_join(left, self.solutions(node.p2), self._condition(expr))
+
+        def optional_side(numbered: Solutions) -> Solutions:
+            frames = self.frames
+            seed = frames.seed(numbered.frame, [UNIT, *keys], self.triples)
+            return self.solutions(node.p2, None if seed is None else Solutions.of(frames, seed, keys))
+        return left_join(left, optional_side, self._condition(expr))
 
     def _Graph(self, node) -> Solutions:
         """An event operator (``events``): ``{P1} SEQ {P2}`` and the others, as SeqJoin,
@@ -141,24 +171,25 @@ class Planner:
             return self.frames.rows(joined.frame, _filtered(list(compiler.prepared), truth, compiler.names))
         return condition
 
-    def _Union(self, node) -> Solutions:
-        return union(self.solutions(node.p1), self.solutions(node.p2))
+    def _Union(self, node, seed: Solutions | None = None) -> Solutions:
+        # a seed is given only on variables both sides bind in every row (_certain)
+        return union(self.solutions(node.p1, seed), self.solutions(node.p2, seed))
 
-    def _Minus(self, node) -> Solutions:
-        return minus(self.solutions(node.p1), self.solutions(node.p2))
+    def _Minus(self, node, seed: Solutions | None = None) -> Solutions:
+        return minus(self._left_side(node.p1, seed), self.solutions(node.p2))
 
-    def _Filter(self, node) -> Solutions:
+    def _Filter(self, node, seed: Solutions | None = None) -> Solutions:
         named = _variables_of(node.expr)
         if named is not None and not self.timed and isinstance(node.p, CompValue) and node.p.name == "LeftJoin":
             # A group's FILTER over its OPTIONAL, on variables the optional's left side binds
             # in every row: a joined row has the left row's bindings of them, so filtering the
             # left side first keeps the same rows, and the join reads only the left rows that
             # pass (the IMaRS "optional" query at 3M facts: every Post joined, then 1% kept)
-            left = self.solutions(node.p.p1)
+            left = self._left_side(node.p.p1, seed)
             if named <= left.bound:
                 return self._left_join(node.p, self._filter(left, node.expr))
             return self._filter(self._left_join(node.p, left), node.expr)
-        return self._filter(self.solutions(node.p), node.expr)
+        return self._filter(self.solutions(node.p, seed), node.expr)
 
     def _filter(self, inner: Solutions, expr) -> Solutions:
         inner, exists = self._exists_columns(expr, inner)
@@ -167,8 +198,8 @@ class Planner:
         hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
         return inner.but(self.frames.rows(inner.frame, _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])))
 
-    def _Extend(self, node) -> Solutions:
-        inner = self.solutions(node.p)
+    def _Extend(self, node, seed: Solutions | None = None) -> Solutions:
+        inner = self.solutions(node.p, seed)  # a seed is never on the variable BIND makes (_certain)
         var = str(node.var)
         if var in inner.variables:
             raise SparqlError(f"BIND(... AS ?{var}): ?{var} is already bound in the pattern before it")
@@ -177,8 +208,8 @@ class Planner:
         frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), [term.alias(var)], compiler.names))
         return inner.but(frame, (*inner.variables, var))
 
-    def _ToMultiSet(self, node) -> Solutions:
-        return self.solutions(node.p)
+    def _ToMultiSet(self, node, seed: Solutions | None = None) -> Solutions:
+        return self.solutions(node.p, seed)
 
     def _values(self, node) -> Solutions:
         rows = node.res
@@ -274,6 +305,42 @@ class Planner:
             return ~column if negated else column
 
         return inner, exists
+
+
+_SEEDED = {"BGP", "Join", "LeftJoin", "Union", "Minus", "Filter", "Extend", "ToMultiSet"}
+
+
+def _semi_joined(solutions: Solutions, seed: Solutions | None) -> Solutions:
+    """The solutions that agree with a row of ``seed``, when it binds only variables they
+    bind in every row (a join with its distinct rows then keeps each solution at most once);
+    all of them otherwise, which a seed only ever narrows."""
+    if seed is None or not set(seed.variables) <= solutions.bound:
+        return solutions
+    return join(solutions, seed)
+
+
+def _certain(node) -> frozenset[str]:
+    """Variables ``node`` binds in every solution, known before it is compiled (fewer where
+    unsure: a seed on them is only joined where the compiled solutions bind them too)."""
+    if not isinstance(node, CompValue):
+        return frozenset()
+    name = node.name
+    if name == "BGP":
+        return frozenset(str(t) for triple in node.triples for t in triple[::2] if isinstance(t, Variable)) | \
+            frozenset(str(p) for _, p, _ in node.triples if isinstance(p, Variable))
+    if name == "Join":
+        return _certain(node.p1) | _certain(node.p2)
+    if name == "Union":
+        return _certain(node.p1) & _certain(node.p2)
+    if name in ("LeftJoin", "Minus"):
+        return _certain(node.p1)
+    if name in ("Filter", "ToMultiSet", "Distinct", "Reduced", "OrderBy"):
+        return _certain(node.p)
+    if name == "Extend":
+        return _certain(node.p) - {str(node.var)}
+    if name == "Project":
+        return _certain(node.p) & frozenset(str(v) for v in node.PV)
+    return frozenset()
 
 
 def _filtered(prepared: list[pl.Expr], truth: pl.Expr, dropped: list[str]):

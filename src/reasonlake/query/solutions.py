@@ -18,7 +18,7 @@ starts), "equals" (the same interval).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import polars as pl
 
@@ -118,13 +118,17 @@ def _combined(left_timed: bool, right_timed: bool, when: str | None):
     return step
 
 
-def left_join(left: Solutions, right: Solutions, condition=None, when: str | None = None) -> Solutions:
+def left_join(left: Solutions, right: Solutions | Callable[[Solutions], Solutions], condition=None,
+              when: str | None = None) -> Solutions:
     """OPTIONAL: the compatible pairs that pass ``condition`` (a function of the joined
     solutions giving their frame with only the pairs that pass), and each left row that has
     none; with ``when``, only pairs whose intervals stand so (EP-SPARQL's OPTIONALSEQ,
-    EQUALSOPTIONAL)."""
+    EQUALSOPTIONAL). ``right`` may be a function of the left side's rows as computed (with
+    ``ROW``), which gives the optional side restricted to what they can join."""
     frames = left.frames
     numbered = left.but(frames.numbered(left.frame, ROW), (ROW, *left.variables), left.bound | {ROW})
+    if callable(right):
+        right = right(numbered)
     matched = join(numbered, right, when)
     if condition is not None:
         matched = matched.but(condition(matched))
