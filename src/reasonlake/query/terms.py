@@ -58,8 +58,16 @@ _ESCAPED = ["\\\\", '\\"', "\\b", "\\t", "\\n", "\\f", "\\r", *(f"\\u{ord(c):04X
 _PLAIN = ["\\", '"', "\b", "\t", "\n", "\f", "\r", *_CONTROL]
 
 
-def _parts(term: pl.Expr) -> pl.Expr:
+def literal_parts(term: pl.Expr) -> pl.Expr:
+    """A literal's parts, a struct: "1" its lexical form as written (escaped), "2" its
+    language tag, "3" its datatype IRI (null where it has none, and all null for a term
+    that is not a literal)."""
     return term.str.extract_groups(_LITERAL)
+
+
+def unescaped(written: pl.Expr) -> pl.Expr:
+    """A lexical form as canonical N-Triples writes it, unescaped."""
+    return written.str.replace_many(_ESCAPED, _PLAIN)
 
 
 def is_iri(term: pl.Expr) -> pl.Expr:
@@ -76,17 +84,17 @@ def is_literal(term: pl.Expr) -> pl.Expr:
 
 def lexical(term: pl.Expr) -> pl.Expr:
     """A literal's lexical form, unescaped (null for an IRI or a blank node)."""
-    return _parts(term).struct.field("1").str.replace_many(_ESCAPED, _PLAIN)
+    return unescaped(literal_parts(term).struct.field("1"))
 
 
 def language(term: pl.Expr) -> pl.Expr:
     """A literal's language tag ("" for none; null for an IRI or a blank node)."""
-    return pl.when(is_literal(term)).then(_parts(term).struct.field("2").fill_null(""))
+    return pl.when(is_literal(term)).then(literal_parts(term).struct.field("2").fill_null(""))
 
 
 def written_datatype(term: pl.Expr) -> pl.Expr:
     """The datatype IRI as written (null for a simple or language-tagged literal)."""
-    return _parts(term).struct.field("3")
+    return literal_parts(term).struct.field("3")
 
 
 def datatype(term: pl.Expr) -> pl.Expr:
