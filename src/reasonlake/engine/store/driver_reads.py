@@ -47,4 +47,5 @@ def view_rows(home, view: str, version: int | None, at: int, columns: list[str] 
     Spark must read them."""
     sql = decoding.select(decoding.DATAFUSION, home.view(view).window, at, table="mat", terms="terms",
                           columns=columns, order=order, where=where)
-    return query(home.spark, {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, sql)
+    found = query(home.spark, {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, sql)
+    return None if found is None else decoding.visible_rows(found)
