@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from reasonlake.declare.durations import format_time
 from reasonlake.declare.view import NAME_PATTERN
-from reasonlake.engine import arrow_bridge
+from reasonlake.engine import arrow_bridge, observed
 from reasonlake.engine.arrow_bridge import to_spark
 from reasonlake.engine.store import driver_reads, table_cache
 from reasonlake.engine.store.home import Home
@@ -42,6 +42,7 @@ class Admission:
     count: int
     rows: pl.DataFrame | None = None  # the items in the driver (ITEM_COLUMNS), when they fit
     spark: object = None
+    distinct: int | None = None  # the rows of ``spark_items`` (one per triple), counted as they were made
 
     @property
     def items(self) -> DataFrame:
@@ -111,8 +112,8 @@ def admit(
                 raw = None if late_rows is None else pl.concat([raw, late_rows])
     if raw is not None:
         return Admission(None, late=late, count=raw.height, rows=_explicit_rows(raw), spark=home.spark)
-    items = explicit_items(events).localCheckpoint()
-    return Admission(items, late=late, count=int(items.agg(F.sum("n")).first()[0] or 0))
+    items, counted = observed.checkpointed(explicit_items(events), n=F.sum("n"), distinct=F.count(F.lit(1)))
+    return Admission(items, late=late, count=int(counted["n"] or 0), distinct=counted["distinct"])
 
 
 EVENT_COLUMNS = ["s_id", "p_id", "o_id", "ts"]
@@ -251,11 +252,11 @@ def record_late(home: Home, view: str, late: DataFrame | None, close: int, seq: 
     """Append the late events to the `late` table once per close (idempotent on re-run)."""
     if late is None:
         return 0
-    rows = late.select(
+    rows, counted = observed.checkpointed(late.select(
         F.lit(view).alias("view"), "s", "p", "o", "ts", "ingest_seq", F.lit(close).cast("long").alias("close"),
         "reason",
-    ).localCheckpoint()
-    count = rows.count()
+    ), rows=F.count(F.lit(1)))
+    count = counted["rows"]
     if count:
         (
             rows.write.format("delta").mode("append")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.engine import faults
+from reasonlake.engine import faults, observed
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.admit import Admission, admit, record_late
@@ -116,12 +116,12 @@ class Close:
         faults.reached("reason")
         self.stats = change_stats(result)
 
-    def find_violations(self, base=None) -> None:
+    def find_violations(self, base=None, base_rows: int | None = None) -> None:
         """Violations the close's changes take part in, recorded when there are any."""
         result, tables = self.result, self.compiled.tables
         with step("violations"):
             self.found = find_violations(self.home.spark, base, result, tables,
-                                         terms=lambda: self.home.table("terms"))
+                                         terms=lambda: self.home.table("terms"), base_rows=base_rows)
             # found in the driver, the search counted its rows: none, no commit (and no job to ask)
             self.recorded = self.found is not None and not (
                 result.local is not None and result.local.violations_found == 0)
@@ -234,6 +234,7 @@ class SparkClose(Close):
     def __init__(self, *args):
         super().__init__(*args)
         self.base = None  # the table after expiry (and repair), read once
+        self.base_rows: int | None = None  # its rows, counted as it was read (None: not counted)
 
     @classmethod
     def taking_over(cls, driver: DriverClose) -> SparkClose:
@@ -261,7 +262,10 @@ class SparkClose(Close):
         with step("read materialization"):
             # The table after expiry, read once: every round joins it, and a Delta scan per
             # round (snapshot, file index, deletion vectors) costs far more than one local copy.
-            return mat.current(self.home, self.decl.name).select("s", "p", "o", "origin", "rule").localCheckpoint()
+            base, counted = observed.checkpointed(
+                mat.current(self.home, self.decl.name).select("s", "p", "o", "origin", "rule"), rows=F.count(F.lit(1)))
+            self.base_rows = counted["rows"]
+            return base
 
     def admit(self) -> None:
         super().admit()
@@ -274,15 +278,25 @@ class SparkClose(Close):
             self.repaired = rep.run(self.home, self.compiled, self.close, self.last, self.upto_seq, self.seq,
                                     self.base)
         if self.repaired.decision.removals:
-            self.base = self.repaired.base
+            self.base, self.base_rows = self.repaired.base, None
 
     def reason(self) -> Close:
         with step("rounds"):
-            self._reasoned(run_fixpoint(self.home.spark, self.base, self.seed_frame(), self.compiled.tables))
+            self._reasoned(run_fixpoint(self.home.spark, self.base, self.seed_frame(), self.compiled.tables,
+                                        known_rows=self.base_rows, summary=change_summary(self.decl.window),
+                                        unique_seed_rows=self._unique_seed_rows()))
         return self
 
+    def _unique_seed_rows(self) -> int | None:
+        """The seed's rows when it is the admitted items alone (one row per triple, counted
+        as they were admitted); None when repair or the background adds to it."""
+        repaired = self.repaired
+        only_items = repaired is None or (not repaired.decision.removals and repaired.restore is None)
+        background = self.last is None and self.compiled.tables.background is not None
+        return self.admission.distinct if only_items and not background else None
+
     def find_violations(self) -> None:
-        super().find_violations(self.base)
+        super().find_violations(self.base, self.base_rows)
 
     def publish(self) -> None:
         home, decl, repaired = self.home, self.decl, self.repaired
@@ -325,23 +339,41 @@ def _replace_panes(home: Home, decl, facts: PanedFacts, touched: set[int], drop_
 
 
 def _renewed_panes(result, window) -> list[int] | None:
-    """The panes renewed facts leave, from the driver's rows (None: the step ran on Spark)."""
+    """The panes renewed facts leave, from the driver's rows or the summary of a step on
+    Spark (``change_summary``; None: neither holds them)."""
     if result.local is None:
-        return None
+        panes = (result.summary or {}).get("old_panes")
+        return None if panes is None else sorted(panes)
     renewed = result.local.changed.filter(pl.col("prev_origin").is_not_null())
     return sorted(renewed.select(mat.pane_of("prev_origin", window).unique()).to_series().to_list())
 
 
+def change_summary(window=None) -> dict:
+    """``change_stats``'s counts as aggregates over the changes of a step on Spark, computed
+    as the rounds checkpoint them (``run_fixpoint``'s ``summary``); with ``window``, also the
+    panes renewed facts leave (``old_panes``, which the MERGE names)."""
+    counts = {
+        "n": F.count(F.lit(1)),
+        "derived": F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)),
+        "renewed": F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)),
+    }
+    if window is not None:
+        leaving = F.when(F.col("prev_origin").isNotNull(), mat.expiration_pane("prev_origin", window))
+        counts["old_panes"] = F.collect_set(leaving)
+    return counts
+
+
 def change_stats(result) -> ChangeStats:
     """Counts of a fixpoint result's changes: from the driver's rows when the step ran
-    there, else one Spark job."""
+    there, else from the summary the rounds observed (``change_summary``), else one Spark
+    job."""
     if result.local is not None:
         rows = result.local.changed
         return ChangeStats(n=rows.height, derived=rows.filter(pl.col("rule") != "explicit").height,
                            renewed=rows.filter(pl.col("prev_origin").is_not_null()).height)
-    row = result.changes.agg(
-        F.count("*").alias("n"),
-        F.sum(F.when(F.col("rule") != "explicit", 1).otherwise(0)).alias("derived"),
-        F.sum(F.when(F.col("prev_origin").isNotNull(), 1).otherwise(0)).alias("renewed"),
-    ).first()
-    return ChangeStats(n=row.n, derived=row.derived or 0, renewed=row.renewed or 0)
+    if result.rounds == 0:  # no Δ: no change
+        return ChangeStats(n=0, derived=0, renewed=0)
+    row = result.summary
+    if row is None or "n" not in row:
+        row = result.changes.agg(*(c.alias(k) for k, c in change_summary().items())).first().asDict()
+    return ChangeStats(n=row["n"], derived=row["derived"] or 0, renewed=row["renewed"] or 0)

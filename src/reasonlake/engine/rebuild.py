@@ -11,7 +11,7 @@ from reasonlake.declare.durations import format_time
 from reasonlake.engine import collector, faults
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
-from reasonlake.engine.close import change_stats, file_list_ahead
+from reasonlake.engine.close import change_stats, change_summary, file_list_ahead
 from reasonlake.engine.compiled import Compiled, compile_view, seed
 from reasonlake.engine.progress import Progress, Steps
 from reasonlake.engine.reason import resident
@@ -151,7 +151,8 @@ def _through_spark(home: Home, compiled: Compiled, close: int, upto_seq: int, se
     steps.advance("admit")
     empty = home.spark.createDataFrame([], FACT_SCHEMA)
     with step("rounds"):
-        result = run_fixpoint(home.spark, empty, seed(compiled, items.drop("n"), first=True), compiled.tables)
+        result = run_fixpoint(home.spark, empty, seed(compiled, items.drop("n"), first=True), compiled.tables,
+                              known_rows=0, summary=change_summary())
     steps.advance("rounds")
     searched = _published(home, compiled, close, result, empty, steps,
                           lambda: mat.overwrite(home, view, window, result.changes, close))

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field
 
 import polars as pl
 from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
 
 from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.join_groups import JoinGroup, group_rules
@@ -20,9 +19,9 @@ FROM_S, FROM_O, CONSTANT = 0, 1, 2
 class ProgramTables:
     type_id: int
     same_as_id: int
-    by_value: DataFrame  # premise (x in_p in_o): rdf:type C, or a hasValue restriction's (x P v)
-    by_property: DataFrame  # premise (x in_p y), any y
-    transitive: DataFrame | None  # columns p, rule
+    # the one-premise rules (``LINEAR_SCHEMA``): premise (x in_p in_o), e.g. rdf:type C or a
+    # hasValue restriction's (x P v), or (x in_p y), any y, where in_o is null
+    linear: DataFrame
     joins: list[JoinGroup] = field(default_factory=list)  # positive multi-premise rules
     negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
     background: DataFrame | None = None  # s, p, o, origin (+inf), rule
@@ -31,8 +30,9 @@ class ProgramTables:
     local: object = field(default=None, repr=False, compare=False)
     # driver_rules.VectorProgram: these tables as driver frames, built on first use
     vector: object = field(default=None, repr=False, compare=False)
-    # the linear rules (``LINEAR_COLUMNS``) and the transitive properties (p, trule) as
-    # driver frames: the rows the Spark tables were made from
+    # the linear rules (``LINEAR_COLUMNS``: the rows of ``linear``) and the transitive
+    # properties (p, trule) as driver frames; the rounds on Spark name those properties as
+    # literals
     driver_linear: pl.DataFrame | None = field(default=None, repr=False, compare=False)
     driver_transitive: pl.DataFrame | None = field(default=None, repr=False, compare=False)
     driver_background: pl.DataFrame | None = field(default=None, repr=False, compare=False)
@@ -87,13 +87,10 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
             "s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String})
     transitive = pl.DataFrame(transitive_rows, schema={"p": pl.Int64, "trule": pl.String}, orient="row")
     joins, negative = group_rules(program.positive(), ids), group_rules(program.negative(), ids)
-    spark_linear = spark.createDataFrame(rows, LINEAR_SCHEMA)
     return ProgramTables(
         type_id=ids[TYPE],
         same_as_id=ids[SAME_AS],
-        by_value=spark_linear.where(F.col("in_o").isNotNull()),
-        by_property=spark_linear.where(F.col("in_o").isNull()).drop("in_o"),
-        transitive=spark.createDataFrame(transitive_rows, "p BIGINT, rule STRING") if transitive_rows else None,
+        linear=spark.createDataFrame(rows, LINEAR_SCHEMA),
         joins=joins,
         negative=negative,
         background=background,

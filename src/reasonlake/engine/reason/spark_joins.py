@@ -41,6 +41,19 @@ def summarize(delta: DataFrame, type_id: int) -> tuple[int, Present]:
     return sum(r["count"] for r in rows), present
 
 
+def summary_aggregates(type_id: int) -> dict[str, Column]:
+    """``summarize``'s answer as aggregates over Δ, to observe on the job that checkpoints
+    it (``observed``; read back by ``summary_of``)."""
+    return {"rows": F.count(F.lit(1)), "predicates": F.collect_set("p"),
+            "classes": F.collect_set(F.when(F.col("p") == type_id, F.col("o")))}
+
+
+def summary_of(values: dict, type_id: int) -> tuple[int, Present]:
+    """Δ's size and what it holds, from the values of ``summary_aggregates``."""
+    return values["rows"], Present(predicates=frozenset(values["predicates"]),
+                                   classes=frozenset(values["classes"]), type_id=type_id)
+
+
 def _may_match(atom, row: tuple, present: Present | None) -> bool:
     if present is None:
         return True

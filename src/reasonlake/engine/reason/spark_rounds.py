@@ -11,9 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from pyspark.sql import DataFrame
+import polars as pl
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from reasonlake.engine import observed
 from reasonlake.engine.reason import budget, driver_rounds, ill_typed, spark_joins
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.engine.store.schemas import CHANGE_SCHEMA, EXPLICIT, KEY, VIOLATION_SCHEMA
@@ -24,6 +26,11 @@ class FixpointResult:
     spark_changes: DataFrame | None  # None: the driver step's, made when asked for
     rounds: int
     local: driver_rounds.Step | None = None  # the step's facts in the driver, when it ran there
+    # a step on Spark: the values of the aggregates its caller asked for over the changes
+    # (``run_fixpoint``'s ``summary``), and the changes' size and what they hold when the
+    # program searches violations (None: not asked, or no change)
+    summary: dict | None = None
+    changed: tuple[int, spark_joins.Present] | None = None
 
     @property
     def changes(self) -> DataFrame:
@@ -63,10 +70,15 @@ def _beaten(candidates: DataFrame, known: DataFrame, small: bool = False) -> Dat
     return c.join(k, condition, "left_anti")
 
 
-def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
-    d = delta.alias("d")
+def _apply_linear(delta: DataFrame, rules: DataFrame) -> DataFrame:
+    """The one-premise rules, those on a property and a value (in_o) and those on a
+    property alone (in_o null), in one join: each fact of Δ meets them twice, keyed by its
+    object and by null. One broadcast of the rules, where a join per kind would broadcast
+    twice (a Spark job each, every round)."""
+    keyed = delta.select("*", F.explode(F.array(F.col("o"), F.lit(None).cast("bigint"))).alias("in_key"))
+    d = keyed.alias("d")
     r = F.broadcast(rules).alias("r")
-    joined = d.join(r, condition(d, r))
+    joined = d.join(r, (F.col("d.p") == F.col("r.in_p")) & F.col("d.in_key").eqNullSafe(F.col("r.in_o")))
     head_s = F.when(F.col("r.head_s_from_o"), F.col("d.o")).otherwise(F.col("d.s"))
     head_o = (
         F.when(F.col("r.out_o_from") == FROM_S, F.col("d.s"))
@@ -79,13 +91,23 @@ def _apply_linear(delta: DataFrame, rules: DataFrame, condition) -> DataFrame:
     ).where(F.col("s") >= 0)  # literals (negative ids) never stand in subject position
 
 
-def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: DataFrame, small: bool) -> DataFrame:
-    props = F.broadcast(transitive.withColumnRenamed("rule", "trule"))
-    d = delta.join(props, "p").select(*KEY, "origin", "trule")
+def _transitive_rule(transitive: pl.DataFrame) -> Column:
+    """The rule of a fact's property when it is transitive (p, trule), else null: the
+    properties as literals, where a join with their table would broadcast it (a Spark job)
+    in every round."""
+    rule = F.lit(None).cast("string")
+    for (name,), props in transitive.group_by("trule", maintain_order=True):
+        rule = F.when(F.col("p").isin(props.get_column("p").to_list()), F.lit(name)).otherwise(rule)
+    return rule
+
+
+def _apply_transitive(delta: DataFrame, full: DataFrame, transitive: pl.DataFrame, small: bool) -> DataFrame:
+    rule = _transitive_rule(transitive)
+    d = delta.select(*KEY, "origin", rule.alias("trule")).where(F.col("trule").isNotNull())
     if small:
         # A small Δ is the build side: the materialization is scanned once, never shuffled.
         d = F.broadcast(d)
-    f = full.join(props, "p").select(*KEY, "origin", "trule")
+    f = full.select(*KEY, "origin", rule.alias("trule")).where(F.col("trule").isNotNull())
     left = d.alias("a").join(f.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
     right = f.alias("a").join(d.alias("b"), (F.col("a.p") == F.col("b.p")) & (F.col("a.o") == F.col("b.s")))
     out = None
@@ -104,13 +126,9 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
            present: spark_joins.Present | None = None, small: bool = False,
            full_small: bool = False) -> DataFrame:
     """Every consequence of one rule application with at least one premise in Δ."""
-    parts = [
-        _apply_linear(delta, tables.by_value,
-                      lambda d, r: (F.col("d.p") == F.col("r.in_p")) & (F.col("d.o") == F.col("r.in_o"))),
-        _apply_linear(delta, tables.by_property, lambda d, r: F.col("d.p") == F.col("r.in_p")),
-    ]
-    if tables.transitive is not None:
-        parts.append(_apply_transitive(delta, full, tables.transitive, small))
+    parts = [_apply_linear(delta, tables.linear)]
+    if tables.driver_transitive is not None and not tables.driver_transitive.is_empty():
+        parts.append(_apply_transitive(delta, full, tables.driver_transitive, small))
     if tables.joins:
         d = F.broadcast(delta) if small else delta
         parts += spark_joins.derivations(spark, tables.joins, d, full, present, tables.same_as_id, small,
@@ -126,29 +144,37 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
 BROADCAST_ROWS = 300_000
 
 
-def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables) -> FixpointResult:
-    """base: the materialization before this step (s, p, o, origin, rule), already cached.
-    seed: candidate facts (s, p, o, origin, rule), e.g. the admitted items."""
+def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables, *,
+                 known_rows: int | None = None, summary: dict[str, Column] | None = None,
+                 unique_seed_rows: int | None = None) -> FixpointResult:
+    """base: the materialization before this step (s, p, o, origin, rule), already cached;
+    ``known_rows``: its rows, when the caller counted them. seed: candidate facts (s, p, o,
+    origin, rule), e.g. the admitted items; ``unique_seed_rows``: its rows, when it is
+    checkpointed with one row per fact already (the admitted items alone), so that the first
+    round takes it as its best candidates. ``summary``: aggregates over the changes, computed
+    as they are checkpointed (``FixpointResult.summary``)."""
     known = base.select(*KEY, "origin", "rule")
-    known_rows = base.count()
+    if known_rows is None:
+        known_rows = base.count()
     if budget.enabled(known_rows):
         step = driver_rounds.run_step(spark, base, seed, tables, known_rows)
         if step is not None:
             return FixpointResult(None, rounds=step.rounds, local=step)
     deltas: list[DataFrame] = []
     candidates = seed
+    known_best = None if unique_seed_rows is None else (seed, unique_seed_rows)
     while True:
-        # One job each: the best candidates (cached, counted: is broadcasting them safe?),
-        # Δ (checkpointed, so round k plans as fast as round 1), and Δ's summary (its size
-        # and which predicates and classes it holds, to skip rules it cannot trigger).
-        best = best_per_fact(candidates).persist()
-        n = best.count()
-        if n == 0:
-            best.unpersist()
+        # Two checkpoints a round, each counted by the job that makes it: the best
+        # candidates (how many: is broadcasting them safe?), and Δ (so round k plans as fast
+        # as round 1), with its summary (which predicates and classes it holds, to skip
+        # rules it cannot trigger).
+        best, rows = known_best or _best(candidates)
+        known_best = None
+        if rows == 0:
             break
-        delta = _beaten(best, known, small=n <= BROADCAST_ROWS).localCheckpoint()
-        best.unpersist()
-        size, present = spark_joins.summarize(delta, tables.type_id)
+        delta, held = observed.checkpointed(_beaten(best, known, small=rows <= BROADCAST_ROWS),
+                                            **spark_joins.summary_aggregates(tables.type_id))
+        size, present = spark_joins.summary_of(held, tables.type_id)
         if size == 0:
             break
         deltas.append(delta)
@@ -157,7 +183,15 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables)
         full = known.select(*KEY, "origin")
         candidates = derive(spark, delta, full, tables, present, small=size <= BROADCAST_ROWS,
                             full_small=known_rows <= BROADCAST_ROWS)
-    return FixpointResult(_changes(spark, base, deltas), rounds=len(deltas))
+    if not deltas:
+        return FixpointResult(spark.createDataFrame([], CHANGE_SCHEMA), rounds=0)
+    return _changes(base, deltas, summary or {}, tables)
+
+
+def _best(candidates: DataFrame) -> tuple[DataFrame, int]:
+    """``best_per_fact`` of the candidates, checkpointed, and its rows."""
+    best, counted = observed.checkpointed(best_per_fact(candidates), rows=F.count(F.lit(1)))
+    return best, counted["rows"]
 
 
 def run_resident(spark, known, seed: DataFrame, tables: ProgramTables,
@@ -169,24 +203,37 @@ def run_resident(spark, known, seed: DataFrame, tables: ProgramTables,
     return None if step is None else FixpointResult(None, rounds=step.rounds, local=step)
 
 
-def _changes(spark, base: DataFrame, deltas: list[DataFrame]) -> DataFrame:
-    """The net effect: the best new origin per changed fact, with the origin it had before."""
-    if not deltas:
-        return spark.createDataFrame([], CHANGE_SCHEMA)
+# The names under which the changes' summary for the violations search is observed.
+_CHANGED = "changed: "
+
+
+def _changes(base: DataFrame, deltas: list[DataFrame], summary: dict[str, Column],
+             tables: ProgramTables) -> FixpointResult:
+    """The net effect: the best new origin per changed fact, with the origin it had before;
+    ``summary`` over it, and what the violations search asks of it, computed as it is
+    checkpointed."""
     union = deltas[0]
     for d in deltas[1:]:
         union = union.unionByName(d)
     before = base.select(*KEY, F.col("origin").alias("prev_origin"))
-    return best_per_fact(union).join(before, KEY, "left").localCheckpoint()
+    asked = dict(summary)
+    if tables.negative:
+        asked |= {_CHANGED + k: c for k, c in spark_joins.summary_aggregates(tables.type_id).items()}
+    if not asked:
+        return FixpointResult(best_per_fact(union).join(before, KEY, "left").localCheckpoint(), rounds=len(deltas))
+    changes, values = observed.checkpointed(best_per_fact(union).join(before, KEY, "left"), **asked)
+    changed = {k.removeprefix(_CHANGED): v for k, v in values.items() if k.startswith(_CHANGED)}
+    return FixpointResult(changes, rounds=len(deltas), summary={k: values[k] for k in summary},
+                          changed=spark_joins.summary_of(changed, tables.type_id) if changed else None)
 
 
 def find_violations(spark, base: DataFrame, result: FixpointResult, tables: ProgramTables,
-                    terms: Callable[[], DataFrame] | None = None) -> DataFrame | None:
+                    terms: Callable[[], DataFrame] | None = None, base_rows: int | None = None) -> DataFrame | None:
     """Violations with at least one premise among the step's changes (new or renewed facts),
     the others from the materialization after the step; with ``terms`` (the dictionary, id
     and term, read when a literal needs it) and a program that checks literals, dt-not-type over the changed facts too.
     None: the program has no negative rule and checks no literal. A step run in the driver
-    is searched there."""
+    is searched there. ``base_rows``: the rows of ``base``, when the caller counted them."""
     literals = terms if tables.checks_literals else None
     if not tables.negative and literals is None:
         return None
@@ -196,8 +243,8 @@ def find_violations(spark, base: DataFrame, result: FixpointResult, tables: Prog
     found = None
     if tables.negative:
         full = base.select(*KEY, "origin").unionByName(delta)
-        changed, present = spark_joins.summarize(delta, tables.type_id)
-        full_small = base.count() + changed <= BROADCAST_ROWS
+        changed, present = result.changed or spark_joins.summarize(delta, tables.type_id)
+        full_small = (base.count() if base_rows is None else base_rows) + changed <= BROADCAST_ROWS
         found = spark_joins.violations(spark, tables.negative, delta, full, present,
                                       changed <= BROADCAST_ROWS, full_small)
     if literals is not None:
