@@ -8,6 +8,12 @@ report policy (``query.streams``) replaces its table's rows from that close on
 leaves the close unrecorded and redone, and the redo replaces the rows; after the record, a
 crash would leave a recorded close without its rows for ever.
 
+Where the view's triples were decoded here pane by pane (``decoded_panes``) and a query is
+monotone in them (a basic graph pattern under FILTERs: ``query.incremental``), the process
+keeps the query's solutions too, and the next close carries them across its change (the
+panes it removed and added) instead of answering over the whole window
+(``ProcessCache.query_solutions``, keyed by the triples' generation).
+
 IStream and DStream need the answer at the previous close the query reported at. The
 process keeps the last answer it computed per query (``ProcessCache.query_answers``), so a
 slide through many closes answers each query once a close; a new process answers it again
@@ -23,9 +29,10 @@ from reasonlake.declare.queries import QueryDecl, ReportPolicy
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine import faults, query_read
 from reasonlake.engine.store import query_tables, state
+from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
-from reasonlake.query import streams
+from reasonlake.query import incremental, streams
 
 
 def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier: list[state.Published]) -> None:
@@ -36,7 +43,7 @@ def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier:
     with step("registered queries"):
         triples = query_read.triples_at(home, decl.name, version, close)
         for query in decl.queries:
-            current = _answer(query, triples)
+            current = _carried(home, decl.name, query, triples)
             previous = _previous(home, decl, query, earlier)
             reported = streams.reports(query.report, previous, current, triples.height)
             out = streams.rows(query.stream, previous, current) if reported else current.head(0)
@@ -48,6 +55,26 @@ def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier:
 
 def _answer(query: QueryDecl, triples: query_read.ViewTriples) -> pl.DataFrame:
     return triples.answer(query.text).frame
+
+
+def _carried(home: Home, view: str, query: QueryDecl, triples: query_read.ViewTriples) -> pl.DataFrame:
+    """The answer over ``triples``, from the solutions kept at the generation they changed
+    from where the query allows it (``incremental``); else answered over them all."""
+    shape = incremental.shape_of(query.text) if triples.generation is not None else None
+    if shape is None:
+        return _answer(query, triples)
+    key = (home.root, view, query.name)
+    kept = home.cache.query_solutions.get(key)
+    change = triples.change
+    if kept is not None and kept[0] == query.text and kept[1] == triples.generation:
+        found = kept[2]
+    elif kept is not None and kept[0] == query.text and change is not None and change.since == kept[1]:
+        found = incremental.carried(shape, kept[2], triples.ids, change.removed, change.added, triples.terms,
+                                    driver_term_id)
+    else:
+        found = incremental.solutions(shape, triples.ids, triples.terms, driver_term_id)
+    home.cache.query_solutions[key] = (query.text, triples.generation, found)
+    return incremental.answer(shape, found)
 
 
 def _previous(home: Home, decl: ViewDecl, query: QueryDecl, earlier: list[state.Published]) -> pl.DataFrame:

@@ -33,8 +33,15 @@ COLUMNS = ["subject", "predicate", "object"]
 class ViewTriples:
     """The triples a query reads, and the dialect that answers over them."""
 
-    def __init__(self, frame, frames=None, occurrences=None):
+    def __init__(self, frame, frames=None, occurrences=None, decoded=None):
         self.frame = frame
+        # decoded from the facts kept here (``decoded_panes``): which state of them, how it came
+        # from the one before, the triples' ids row for row and the terms they name (a
+        # registered query carries its solutions across the change: ``query.incremental``)
+        self.generation = self.change = self.ids = self.terms = None
+        if decoded is not None:
+            self.generation, self.change, self.ids, self.terms = \
+                decoded.generation, decoded.change, decoded.ids(), decoded.terms
         self.frames = frames  # None: the driver's (Polars)
         self._count = None  # Spark's count, asked once
         self._occurrences = occurrences  # a function giving them as a Spark frame; None: none known
@@ -113,9 +120,10 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         # every event pattern reads them: read once, on the executors
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
-    kept = _decoded_here(home, view, published, at)
-    if kept is not None:
-        return ViewTriples(kept, occurrences=timed)
+    panes = _decoded_here(home, view, published, at)
+    if panes is not None:
+        frame, decoded = panes
+        return ViewTriples(frame, occurrences=timed, decoded=decoded)
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
@@ -125,10 +133,11 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark), timed)
 
 
-def _decoded_here(home: Home, view: str, version: int, at: int) -> pl.DataFrame | None:
+def _decoded_here(home: Home, view: str, version: int, at: int):
     """The view's triples at ``at`` decoded from the facts this process keeps of the
     table at ``version`` (``decoded_panes``: only the panes new since the last call
-    decoded); None where it keeps none of that version, or the dictionary is not read here."""
+    decoded), with the panes that decoded them; None where it keeps none of that version,
+    or the dictionary is not read here."""
     from reasonlake.engine.decoded_panes import DecodedPanes
     from reasonlake.engine.reason import resident
     from reasonlake.engine.store import dictionary, driver_reads
@@ -139,7 +148,8 @@ def _decoded_here(home: Home, view: str, version: int, at: int) -> pl.DataFrame 
     if facts is None or facts.height * 24 > driver_reads.limit_bytes():
         return None
     panes = home.cache.decoded_panes.setdefault(home.mat_path(view), DecodedPanes())
-    return panes.triples(facts, at, lambda ids: dictionary.terms_read_here(home.spark, home.path("terms"), ids))
+    frame = panes.triples(facts, at, lambda ids: dictionary.terms_read_here(home.spark, home.path("terms"), ids))
+    return None if frame is None else (frame, panes)
 
 
 def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
