@@ -60,8 +60,12 @@ def test_carried_answers_equal_rdflib_at_every_close(spark, cli, tmp_path, monke
     _declare(view, [{"name": name, "text": text} for name, text in {**CARRIED, **FROM_SCRATCH}.items()])
     lake = Lakehouse(str(cli.home), spark=spark)
     lake.create_views([str(view)])
-    lake.ingest("s", [str(jsonl(tmp_path / "e.jsonl", _events(rng)))])
+    events = _events(rng)
+    # two ingests: the second's terms reach the dictionary between closes (its new files read)
+    lake.ingest("s", [str(jsonl(tmp_path / "early.jsonl", [e for e in events if e[3] <= CLOSES[1]]))])
     for close in CLOSES:  # one close a call, in this warm process
+        if close == CLOSES[2]:
+            lake.ingest("s", [str(jsonl(tmp_path / "late.jsonl", [e for e in events if e[3] > CLOSES[1]]))])
         lake.slide("v", close)
     totals = _totals(cli("history", "v"))
     assert all(totals.values()), f"the stream must derive, expire and renew: {totals}"

@@ -41,6 +41,8 @@ class ProcessCache:
     query_views: dict = field(default_factory=dict)
     # view table path -> its triples decoded pane by pane from the facts kept  (``decoded_panes``)
     decoded_panes: dict = field(default_factory=dict)
+    # terms table path -> (its data files read, every (id, term) they hold)  (``dictionary``)
+    dictionaries: dict = field(default_factory=dict)
 
     def clear(self) -> None:
         """Drop everything kept (file lists being built are waited for first: they hold
@@ -57,6 +59,7 @@ class ProcessCache:
         self.access.clear()
         self.query_views.clear()
         self.decoded_panes.clear()
+        self.dictionaries.clear()
 
 
 # id(session) -> (session, its cache). The session is kept beside its id so that an id
