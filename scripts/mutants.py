@@ -52,6 +52,9 @@ IMARS = "tests/cli/test_imars_example.py"
 RULES = "tests/engine/test_owl2rl_rules.py"
 CHANGES = "tests/cli/test_changes.py"
 TERM_IDS = "tests/engine/test_term_ids.py"
+SPARQL = "tests/query/test_matches_rdflib.py"
+SPARQL_VIEWS = "tests/query/test_views_both_backends.py"
+SPARQL_CARRIED = "tests/query/test_registered_queries_carried.py"
 
 # The default-run tests that compare the engine with an oracle: owlrl's closure and IMaRS
 # origins (views), Definition 7 (repair), the paper's example and the window edges (CLI),
@@ -237,6 +240,21 @@ MUTANTS: tuple[Mutant, ...] = (
            'left = stretches.where(inside(F.col("end")) & F.lit(False))',
            "the change feed lists what entered but never what left",
            (CHANGES,)),
+    # --- SPARQL (issue 47: a wrong join or a dropped OPTIONAL must fail the rdflib suite) ----
+    Mutant("sparql-join-on-no-key", "sparql", "src/reasonlake/query/polars_frames.py",
+           '        if not on and how == "inner":', '        if how == "inner":',
+           "every inner join of two patterns is a cross product: solutions that disagree on a "
+           "shared variable are answered",
+           (SPARQL, SPARQL_VIEWS)),
+    Mutant("sparql-optional-dropped", "sparql", "src/reasonlake/query/planner.py",
+           "        return self._left_join(node, self._left_side(node.p1, seed))",
+           "        return self._left_side(node.p1, seed)",
+           "OPTIONAL is ignored: its variables are never bound",
+           (SPARQL, SPARQL_VIEWS)),
+    Mutant("sparql-carried-keeps-gone", "sparql", "src/reasonlake/query/incremental.py",
+           "    if gone.height:", "    if gone.height and False:",
+           "a registered query's carried solutions keep those whose triples left the window",
+           (SPARQL_CARRIED,)),
 )
 
 
