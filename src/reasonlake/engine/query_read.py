@@ -156,10 +156,10 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
                           events_seq: int | None) -> pl.DataFrame | None:
     """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
     where Spark must read them (``driver_reads``)."""
+    from reasonlake.compile.tbox import ANONYMOUS_PREFIX
     from reasonlake.engine import repair_step
     from reasonlake.engine.admit import in_panes
     from reasonlake.engine.store import driver_reads, table_log
-    from reasonlake.engine.store import view_decoding as decoding
     from reasonlake.query.solutions import END, START
 
     decl = home.view(view)
@@ -176,11 +176,16 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
            f"FROM (SELECT * FROM events WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
            f"JOIN (SELECT DISTINCT s, p, o FROM mat WHERE origin > {int(opens)}) m "
            f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins} "
-           f"WHERE {decoding.visible(decoding.DATAFUSION)}{removed}")
+           f"WHERE TRUE{removed}")
     found = driver_reads.query(home.spark, tables, sql)
     if found is None:
         return None
-    frame = pl.from_arrow(found)
+    # the hidden-term test on the rows after the joins, not in DataFusion's WHERE (as
+    # ``view_rows``: a condition on the decoded terms there made it hash the window's side)
+    frame = pl.from_arrow(found).with_columns(pl.col(c).cast(pl.String) for c in COLUMNS)
+    hidden = pl.any_horizontal(pl.col(c).is_null() | pl.col(c).str.starts_with(f"<{ANONYMOUS_PREFIX}")
+                               for c in COLUMNS)
+    frame = frame.filter(~hidden)
     return frame.select(*(pl.col(c).cast(pl.String) for c in COLUMNS), pl.col("start_ms").cast(pl.Int64).alias(START),
                         pl.col("start_ms").cast(pl.Int64).alias(END))
 
