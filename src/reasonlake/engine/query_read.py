@@ -156,36 +156,33 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
                           events_seq: int | None) -> pl.DataFrame | None:
     """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
     where Spark must read them (``driver_reads``)."""
-    from reasonlake.compile.tbox import ANONYMOUS_PREFIX
     from reasonlake.engine import repair_step
     from reasonlake.engine.admit import in_panes
     from reasonlake.engine.store import driver_reads, table_log
+    from reasonlake.engine.store import view_decoding as decoding
     from reasonlake.query.solutions import END, START
 
     decl = home.view(view)
     opens = decl.window.opens(at)
     tables = {"events": (home.path("events"), None), "mat": (home.mat_path(view), version),
               "terms": (home.path("terms"), None)}
-    removed = ""
+    where = ""
     if table_log.is_delta(home.spark, repair_step.removed_path(home, view)):
         tables["removed"] = (repair_step.removed_path(home, view), None)
-        removed = (f" AND NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
-                   f"AND r.ts = e.ts AND r.close <= {int(at)})")
+        where = (f" WHERE NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
+                 f"AND r.ts = e.ts AND r.close <= {int(at)})")
     joins = " ".join(f"LEFT JOIN terms {x} ON e.{x}_id = {x}.id" for x in "spo")
-    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms "
+    # the hidden-term test is applied to the joined rows (``visible_rows``), not in the WHERE,
+    # as for ``view_rows`` (``view_decoding.select``)
+    visible = ", ".join(f"{t} AS {name}" for t, name in zip(decoding.TERMS, decoding.VISIBLE))
+    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms, {visible} "
            f"FROM (SELECT * FROM events WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
            f"JOIN (SELECT DISTINCT s, p, o FROM mat WHERE origin > {int(opens)}) m "
-           f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins} "
-           f"WHERE TRUE{removed}")
+           f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins}{where}")
     found = driver_reads.query(home.spark, tables, sql)
     if found is None:
         return None
-    # the hidden-term test on the rows after the joins, not in DataFusion's WHERE (as
-    # ``view_rows``: a condition on the decoded terms there made it hash the window's side)
-    frame = pl.from_arrow(found).with_columns(pl.col(c).cast(pl.String) for c in COLUMNS)
-    hidden = pl.any_horizontal(pl.col(c).is_null() | pl.col(c).str.starts_with(f"<{ANONYMOUS_PREFIX}")
-                               for c in COLUMNS)
-    frame = frame.filter(~hidden)
+    frame = pl.from_arrow(decoding.visible_rows(found))
     return frame.select(*(pl.col(c).cast(pl.String) for c in COLUMNS), pl.col("start_ms").cast(pl.Int64).alias(START),
                         pl.col("start_ms").cast(pl.Int64).alias(END))
 

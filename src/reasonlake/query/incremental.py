@@ -32,11 +32,10 @@ from functools import lru_cache
 from typing import Callable
 
 import polars as pl
-from rdflib import BNode, Variable
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.query import events, parse, paths
-from reasonlake.query.planner import Planner, _name, _variables_of, _walk
+from reasonlake.query.planner import Planner, _is_variable, _name, _variables_of, _walk
 from reasonlake.query.polars_frames import PolarsFrames
 from reasonlake.query.solutions import UNIT, Solutions
 from reasonlake.query.terms import constant
@@ -236,7 +235,3 @@ def _id_name(term) -> str:
 
 def _id_name_of(variable: str) -> str:
     return f"$id.{variable}"
-
-
-def _is_variable(term) -> bool:
-    return isinstance(term, (Variable, BNode))

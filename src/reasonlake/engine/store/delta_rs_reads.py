@@ -36,3 +36,30 @@ def query(tables: dict[str, tuple[Path, int | None]], sql: str, max_bytes: int) 
     except Exception as exc:  # a feature or version delta-rs refuses: Spark reads
         log.debug("read through Spark: %s", exc)
         return None
+
+
+def data_files(folder: Path) -> dict[str, int] | None:
+    """The data files of the table's latest version (path relative to ``folder`` -> bytes),
+    where a reader needs nothing but those Parquet files (reader version 1: no deletion
+    vectors, no column mapping); None where delta-rs refuses the table or its readers need
+    more."""
+    try:
+        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
+
+        table = deltalake.DeltaTable(str(folder))
+        if table.protocol().min_reader_version > 1:
+            return None
+        adds = pa.table(table.get_add_actions(flatten=True))
+    except Exception as exc:  # a feature or version delta-rs refuses: the caller reads otherwise
+        log.debug("data files not listed here: %s", exc)
+        return None
+    return dict(zip(adds.column("path").to_pylist(), adds.column("size_bytes").to_pylist()))
+
+
+def read_files(folder: Path, paths: list[str], columns: list[str]) -> list[pa.Table]:
+    """``columns`` of the data files ``paths`` (as ``data_files`` names them)."""
+    from urllib.parse import unquote
+
+    import pyarrow.parquet as pq
+
+    return [pq.read_table(folder / unquote(path), columns=columns) for path in paths]

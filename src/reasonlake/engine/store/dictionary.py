@@ -117,40 +117,28 @@ def _kept_dictionary(spark, terms_path: str) -> pl.DataFrame | None:
     the files added since (a registered query's close looks up its new items' terms: at 1M
     terms a whole read was 0.08-0.24 s of it). Read again whole when a file it read is gone
     (a table rewritten); None (the caller reads as before) outside a folder of this
-    machine, for a table delta-rs refuses or whose reader needs more than plain Parquet
-    files (deletion vectors, column mapping), or past the driver's read budget."""
-    from urllib.parse import unquote
-
-    from reasonlake.engine.store import driver_reads, process_cache
+    machine, for a table whose readers need more than its Parquet files
+    (``delta_rs_reads.data_files``), or past the driver's read budget."""
+    from reasonlake.engine.store import delta_rs_reads, driver_reads, process_cache
 
     folder = access.of(spark, terms_path).folder(terms_path)
-    if folder is None:
+    files = None if folder is None else delta_rs_reads.data_files(folder)
+    if files is None or sum(files.values()) > driver_reads.limit_bytes():
         return None
-    try:
-        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        table = deltalake.DeltaTable(str(folder))
-        if table.protocol().min_reader_version > 1:
+    cache = process_cache.of(spark).dictionaries
+    known, frame = cache.get(terms_path, (frozenset(), None))
+    if frame is None or not known <= files.keys():
+        known, frame = frozenset(), pl.DataFrame(schema={"id": pl.Int64, "term": pl.String})
+    new = [path for path in files if path not in known]
+    if new:
+        try:
+            read = delta_rs_reads.read_files(folder, new, ["id", "term"])
+        except OSError:  # a file cleaned up under the listing: read as before
             return None
-        adds = pa.table(table.get_add_actions(flatten=True))
-        files = dict(zip(adds.column("path").to_pylist(), adds.column("size_bytes").to_pylist()))
-        if sum(files.values()) > driver_reads.limit_bytes():
-            return None
-        cache = process_cache.of(spark).dictionaries
-        known, frame = cache.get(terms_path, (frozenset(), None))
-        if frame is None or not known <= files.keys():
-            known, frame = frozenset(), pl.DataFrame(schema={"id": pl.Int64, "term": pl.String})
-        new = [path for path in files if path not in known]
-        if new:
-            read = [pl.from_arrow(pq.read_table(folder / unquote(path), columns=["id", "term"])) for path in new]
-            frame = pl.concat([frame, *(f.select(pl.col("id").cast(pl.Int64), pl.col("term").cast(pl.String))
-                                        for f in read)])
-            cache[terms_path] = (frozenset(files), frame)
-        return frame
-    except Exception:  # a table or feature delta-rs refuses: read as before
-        return None
+        frame = pl.concat([frame, *(pl.from_arrow(t).select(pl.col("id").cast(pl.Int64), pl.col("term").cast(pl.String))
+                                    for t in read)])
+        cache[terms_path] = (frozenset(files), frame)
+    return frame
 
 
 def register_driver_terms(spark, terms_path: str, fresh: pl.DataFrame) -> None:
