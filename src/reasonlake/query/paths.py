@@ -21,9 +21,12 @@ START, END = "start", "end"
 _MID = "$mid"
 
 
-def pairs(frames, path, triples, start: str | None = None, end: str | None = None):
+def pairs(frames, path, triples, start: str | None = None, end: str | None = None, starts=None):
     """The (start, end) pairs ``path`` connects; ``start``/``end``: constant ends of the
-    pattern (N-Triples), which narrow a transitive path's search and are zero-length nodes."""
+    pattern (N-Triples), which narrow a transitive path's search and are zero-length nodes.
+    ``starts``: a function keeping the pairs whose start can be in the answer (a FILTER on
+    the start variable), which a transitive path's search starts from alone; the pairs
+    returned are not all narrowed by it (the caller filters them again)."""
     if isinstance(path, URIRef):
         edges = frames.where_equal(triples, [("predicate", constant(path), False)])
         return frames.select(edges, {START: "subject", END: "object"})
@@ -40,7 +43,7 @@ def pairs(frames, path, triples, start: str | None = None, end: str | None = Non
     if isinstance(path, NegatedPath):
         return _negated(frames, path, triples)
     if isinstance(path, MulPath):
-        return _repeated(frames, path, triples, start, end)
+        return _repeated(frames, path, triples, start, end, starts)
     raise SparqlError(f"the property path {path!r} is not supported yet")
 
 
@@ -68,13 +71,13 @@ def _negated(frames, path: NegatedPath, triples):
     return frames.concat(parts)
 
 
-def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None):
+def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None, starts=None):
     edges = frames.unique(pairs(frames, path.path, triples))
     parts = []
     if path.mod == "?":
         parts.append(edges)
     elif path.mod in ("+", "*"):
-        parts.append(_closure(frames, edges, start, end))
+        parts.append(_closure(frames, edges, start, end, starts))
     else:
         raise SparqlError(f"the path modifier {path.mod!r} is not supported")
     if path.mod in ("*", "?"):
@@ -87,13 +90,16 @@ def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None
     return frames.unique(frames.concat(parts))
 
 
-def _closure(frames, edges, start: str | None, end: str | None):
+def _closure(frames, edges, start: str | None, end: str | None, starts=None):
     """The transitive closure of ``edges``, from ``start`` only when it is given (else to
-    ``end`` only, searched backwards, when that is)."""
+    ``end`` only, searched backwards, when that is), from the edges ``starts`` keeps when
+    it is given."""
     if start is None and end is not None:
         return _flipped(frames, _closure(frames, _flipped(frames, edges), end, None))
     edges = frames.kept(edges)  # read once a round
     first = edges if start is None else frames.where_equal(edges, [(START, start, False)])
+    if starts is not None:
+        first = starts(first)
     return frames.fixpoint(first, lambda newest: _then(frames, newest, edges), [START, END])
 
 

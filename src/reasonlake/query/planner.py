@@ -15,6 +15,9 @@ the planner would carry the whole plan with it.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import polars as pl
 from rdflib import BNode, Variable
 from rdflib.plugins.sparql.parserutils import CompValue
@@ -27,6 +30,7 @@ from reasonlake.query.ordering import sort_keys
 from reasonlake.query.solutions import ROW, TIMES, UNIT, Solutions, join, left_join, minus, project, union
 from reasonlake.query.terms import constant
 
+_PATH_END = "$path.end"
 _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "DESCRIBE"}
 
 
@@ -62,11 +66,11 @@ class Planner:
         return Compiler(solutions.variables, timed=solutions.timed)
 
     # -- graph patterns ---------------------------------------------------------------------
-    def _BGP(self, node, seed: Solutions | None = None) -> Solutions:
+    def _BGP(self, node, seed: Solutions | None = None, conditions=()) -> Solutions:
         # a seed binds only variables of the patterns, each row once: joined first, it keeps
         # the matches that agree with it, each once, and every later join reads only those
         out = Solutions.unit(self.frames) if seed is None else seed
-        left = [self._pattern(t) for t in node.triples]
+        left = [self._pattern(t, [c for c in conditions if c.pattern is t]) for t in node.triples]
         # join the patterns that share a variable with what is joined so far first (no cross product)
         while left:
             sharing = [p for p in left if set(p.variables) & set(out.variables)]
@@ -75,7 +79,9 @@ class Planner:
             out = join(out, nxt)
         return out
 
-    def _pattern(self, triple) -> Solutions:
+    def _pattern(self, triple, conditions=()) -> Solutions:
+        """The solutions of one triple pattern, filtered by the FILTER ``conditions`` pushed down
+        to it (``_pushed_down``)."""
         s, p, o = triple
         if paths.is_path(p) and self.timed:
             raise SparqlError("a property path in a query with event operators is not supported yet (the "
@@ -83,7 +89,11 @@ class Planner:
         if paths.is_path(p):
             start = None if _is_variable(s) else constant(s)
             end = None if _is_variable(o) else constant(o)
-            found = paths.pairs(self.frames, p, self.triples, start, end)
+            # a condition on the path's start alone also narrows where a transitive path
+            # starts its search (a start that fails it has no pair that passes)
+            on_start = [c.expr for c in conditions if _is_variable(s) and c.variables == {_name(s)} and s != o]
+            starts = None if not on_start else (lambda pairs_: self._starts(pairs_, _name(s), on_start))
+            found = paths.pairs(self.frames, p, self.triples, start, end, starts)
             slots = [("start", s), ("end", o)]
         else:
             found = self.triples
@@ -104,7 +114,20 @@ class Planner:
         times = {t: t for t in TIMES} if self.timed else {}
         frame = self.frames.select(self.frames.flag(found, UNIT),
                                    {UNIT: UNIT, **times, **{n: c for c, n in names.items()}})
-        return Solutions.of(self.frames, frame, names.values(), timed=self.timed)
+        out = Solutions.of(self.frames, frame, names.values(), timed=self.timed)
+        for condition in conditions:
+            out = self._filter(out, condition.expr)
+        return out
+
+    def _starts(self, pairs_frame, name: str, exprs) -> Any:
+        """The (start, end) pairs whose start passes ``exprs`` (FILTER conditions on ``name``,
+        the path's start variable, alone)."""
+        frames = self.frames
+        named = Solutions.of(frames, frames.select(frames.flag(pairs_frame, UNIT),
+                                                   {UNIT: UNIT, name: paths.START, _PATH_END: paths.END}), [name])
+        for expr in exprs:
+            named = self._filter(named, expr)
+        return frames.select(named.frame, {paths.START: name, paths.END: _PATH_END})
 
     def _Join(self, node, seed: Solutions | None = None) -> Solutions:
         if seed is not None and set(seed.variables) <= _certain(node.p1):
@@ -189,6 +212,10 @@ class Planner:
             if named <= left.bound:
                 return self._left_join(node.p, self._filter(left, node.expr))
             return self._filter(self._left_join(node.p, left), node.expr)
+        if named is not None and not self.timed and isinstance(node.p, CompValue) and node.p.name == "BGP":
+            pushed, kept = _pushed_down(node.expr, node.p.triples)
+            inner = self._BGP(node.p, seed, pushed)
+            return inner if kept is None else self._filter(inner, kept)
         return self._filter(self.solutions(node.p, seed), node.expr)
 
     def _filter(self, inner: Solutions, expr) -> Solutions:
@@ -391,6 +418,41 @@ def _walk(expr):
     elif isinstance(expr, (list, tuple)):
         for value in expr:
             yield from _walk(value)
+
+
+@dataclass(frozen=True)
+class _Pushed:
+    """A FILTER condition taken to the one triple pattern that binds all it reads."""
+
+    expr: Any
+    variables: frozenset[str]
+    pattern: Any
+
+
+def _pushed_down(expr, triples):
+    """A basic graph pattern's FILTER split into its ``&&`` conditions (a row passes when each
+    is true: ``&&`` is true only then, error or false otherwise), each taken to the first
+    triple pattern that binds every variable it reads: (the conditions taken, the rest
+    joined again by ``&&``, or None). A pattern binds its variables in every match, so a
+    condition on them alone is true or not of a joined row as of the pattern's part of it;
+    filtered first, the joins read only the matches that pass (on Spark the IMaRS "join"
+    query's FILTER ran over 555k joined rows, its pattern's 2.1M matches are filtered
+    before the shuffles instead)."""
+    conditions = [expr.expr, *(expr.other or [])] if getattr(expr, "name", None) == "ConditionalAndExpression" \
+        else [expr]
+    pushed, kept = [], []
+    for condition in conditions:
+        named = _variables_of(condition)
+        home = None if not named else next(
+            (t for t in triples if named <= {_name(x) for x in t if _is_variable(x)}), None)
+        if home is None:
+            kept.append(condition)
+        else:
+            pushed.append(_Pushed(condition, named, home))
+    if not kept:
+        return pushed, None
+    rest = kept[0] if len(kept) == 1 else CompValue("ConditionalAndExpression", expr=kept[0], other=kept[1:])
+    return pushed, rest
 
 
 def _variables_of(expr) -> frozenset[str] | None:
