@@ -29,6 +29,13 @@ class Aggregate:
     inputs: list[pl.Expr]
     aggregations: list[pl.Expr]
     result: pl.Expr
+    integer: pl.Expr | None = None  # the result's value where it is an integer by construction (COUNT)
+
+
+def integer_column(variable: str) -> str:
+    """The column beside an aggregate's result holding its integer value (``Aggregate.integer``):
+    a HAVING or BIND over a COUNT compares the number, instead of parsing the term it wrote."""
+    return f"$int.{variable}"
 
 
 def aggregate(node, index: int, compile_term, variables) -> Aggregate:
@@ -40,20 +47,24 @@ def aggregate(node, index: int, compile_term, variables) -> Aggregate:
     if kind == "Count" and node.vars == "*":
         every = pl.struct([pl.col(v) for v in variables]) if variables else pl.lit(True)
         count = every.n_unique() if distinct and variables else pl.len()
-        return Aggregate([], [count.alias(f"{name}.n")], T.integer_term(pl.col(f"{name}.n")))
+        return Aggregate([], [count.alias(f"{name}.n")], T.integer_term(pl.col(f"{name}.n")),
+                         pl.col(f"{name}.n").cast(pl.Int64))
     term = compile_term(node.vars)
     value = pl.col(name)
 
     def values(column: str) -> pl.Expr:
         """The group's values of ``column`` (of the bound argument values, once each under DISTINCT)."""
         if not distinct:
-            return pl.col(column).filter(value.is_not_null())
+            # every column read here is null where the value is, and the aggregations below
+            # (count, max, sum) pass over nulls: no filter (one per group cost a COUNT over
+            # 1M groups 0.3 s of its 0.4 s)
+            return pl.col(column)
         fields = [name] if column == name else [name, column]
         return pl.struct(fields).filter(value.is_not_null()).unique().struct.field(column)
 
     if kind == "Count":
         return Aggregate([term.alias(name)], [values(name).count().alias(f"{name}.n")],
-                         T.integer_term(pl.col(f"{name}.n")))
+                         T.integer_term(pl.col(f"{name}.n")), pl.col(f"{name}.n").cast(pl.Int64))
     if kind in ("Sum", "Avg"):
         inputs = [term.alias(name), T.numeric_rank(term).alias(f"{name}.r"), T.number(term).alias(f"{name}.f"),
                   T.integer(term).alias(f"{name}.i")]

@@ -38,6 +38,8 @@ class Value:
     # set where the value is a string by construction (STR, a constant string): the string
     # functions read its parts as they are, instead of parsing the term they would write
     text: Text | None = None
+    # set where the value is an integer by construction (a COUNT's result): compared as it is
+    integer: pl.Expr | None = None
 
     def as_term(self) -> pl.Expr:
         return self.term
@@ -65,8 +67,10 @@ class Compiler:
     """Compiles the expressions of one part of a query, over the columns ``columns`` (a
     variable that is not one of them is unbound everywhere)."""
 
-    def __init__(self, columns, exists: Callable | None = None, timed: bool = False):
+    def __init__(self, columns, exists: Callable | None = None, timed: bool = False,
+                 integers: dict[str, str] | None = None):
         self.columns = set(columns)
+        self.integers = integers or {}  # variable -> the column of its integer value (``Value.integer``)
         self.exists = exists  # (EXISTS node, negated) -> Boolean expression; None: not here
         self.timed = timed  # the frame has the solution's interval (EP-SPARQL's functions read it)
         # Each operator reads its arguments many times (a term is taken apart for every type
@@ -92,6 +96,8 @@ class Compiler:
     def compile(self, expr) -> Value:
         if isinstance(expr, Variable):
             name = str(expr)
+            if name in self.integers:
+                return Value(pl.col(name), integer=pl.col(self.integers[name]))
             return Value(pl.col(name) if name in self.columns else pl.lit(None, pl.String))
         if isinstance(expr, Literal) and (expr.datatype is None or str(expr.datatype) == T.XSD_STRING):
             return Value(pl.lit(T.constant(expr)),
@@ -153,10 +159,15 @@ class Compiler:
             for member in e.other:
                 found = found | compare("=", left, self.term(member), self._hidden)
             return truth_value(found if e.op == "IN" else ~found)
-        op, right, constant = e.op, self.term(e.other), e.other
+        op, right, constant, known = e.op, self.term(e.other), e.other, self._integer(e.expr)
         if not isinstance(constant, Literal) and isinstance(e.expr, Literal):  # 2 < ?x: ?x > 2
             op, left, right, constant = _MIRRORED.get(op, op), right, left, e.expr
-        return truth_value(compare(op, left, right, self._hidden, constant))
+            known = self._integer(e.other)
+        return truth_value(compare(op, left, right, self._hidden, constant, known))
+
+    def _integer(self, expr) -> pl.Expr | None:
+        """A variable's integer value where a column holds it (``Value.integer``)."""
+        return self.compile(expr).integer if isinstance(expr, Variable) else None
 
     def _Builtin_sameTerm(self, e) -> Value:
         a, b = self.term(e.arg1), self.term(e.arg2)
@@ -326,9 +337,11 @@ def _is_plain(expr: pl.Expr) -> bool:
 _MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
-def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr], constant=None) -> pl.Expr:
+def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr], constant=None,
+            integer: pl.Expr | None = None) -> pl.Expr:
     """``a op b`` by value (17.3's operator mapping); null: a type error. ``constant``: the
-    rdflib term ``b`` is, when it is one.
+    rdflib term ``b`` is, when it is one; ``integer``: ``a``'s value, where ``a`` is an
+    integer by construction (a COUNT: compared with a numeric constant as it is).
 
     Each of a term's values (as a number, an integer, a boolean, a moment, a string) is read
     several times below, and Polars computes an expression again wherever a branch repeats
@@ -336,7 +349,7 @@ def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr
     sees only the terms of its types (``of_types``). A HAVING over 100k counts took 2.4 s."""
     number = _constant_number(constant)
     if number is not None:
-        return _compare_number(op, a, b, hidden, *number)
+        return _compare_number(op, a, b, hidden, *number, integer=integer)
     numbers = [hidden(T.of_types(t, list(T.NUMERIC_RANK))) for t in (a, b)]
     moments = [hidden(T.of_types(t, [T.XSD_DATETIME, T.XSD_DATE])) for t in (a, b)]
     na, nb = (hidden(T.number(t)) for t in numbers)
@@ -394,14 +407,20 @@ def _constant_number(constant) -> tuple[float, int | None] | None:
     return None if found[0] is None else found
 
 
-def _compare_number(op: str, a: pl.Expr, b: pl.Expr, hidden, value: float, exact: int | None) -> pl.Expr:
+def _compare_number(op: str, a: pl.Expr, b: pl.Expr, hidden, value: float, exact: int | None,
+                    integer: pl.Expr | None = None) -> pl.Expr:
     """``compare`` against a numeric constant ``b`` (``value``, ``exact`` where it is an
     integer): only ``a``'s numeric value can be compared with it, so only that is parsed
     (a HAVING (COUNT(?x) > 2) over 333k groups: the moments, booleans, durations and
-    strings of every count were parsed for nothing)."""
+    strings of every count were parsed for nothing), and not even that where ``integer``
+    holds it."""
+    by = _by(op)
+    if integer is not None:
+        valued = by(integer, pl.lit(exact, pl.Int64)) if exact is not None else \
+            by(integer.cast(pl.Float64), pl.lit(value, pl.Float64))
+        return _decided(op, a, b, pl.when(integer.is_not_null()).then(valued), integer.is_not_null())
     numbers = hidden(T.of_types(a, list(T.NUMERIC_RANK)))
     na = hidden(T.number(numbers))
-    by = _by(op)
     valued = pl.when(na.is_not_null()).then(by(na, pl.lit(value, pl.Float64)))
     if exact is not None:  # exact beyond 2**53
         ia = hidden(T.integer(numbers))

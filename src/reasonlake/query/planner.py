@@ -41,6 +41,7 @@ class Planner:
         columns = ("subject", "predicate", "object", *(TIMES if timed else ()))
         self.triples = frames.select(triples, {c: c for c in columns})
         self._hidden = 0
+        self._counted: set[str] = set()  # the aggregates' variables with an integer column beside them
 
     def hidden(self, what: str) -> str:
         self._hidden += 1
@@ -63,7 +64,15 @@ class Planner:
         return _semi_joined(handler(node), seed)
 
     def compiler(self, solutions: Solutions) -> Compiler:
-        return Compiler(solutions.variables, timed=solutions.timed)
+        return Compiler(solutions.variables, timed=solutions.timed, integers=self._integers(solutions))
+
+    def _integers(self, solutions: Solutions) -> dict[str, str]:
+        """The variables whose integer value a column beside them holds (a COUNT's), by column.
+        Only an aggregate's variables are looked for (a frame's columns are a round trip on
+        Spark Connect)."""
+        counted = [v for v in solutions.variables if v in self._counted]
+        columns = set(self.frames.names(solutions.frame)) if counted else set()
+        return {v: aggregates.integer_column(v) for v in counted if aggregates.integer_column(v) in columns}
 
     # -- graph patterns ---------------------------------------------------------------------
     def _BGP(self, node, seed: Solutions | None = None, conditions=()) -> Solutions:
@@ -220,7 +229,7 @@ class Planner:
 
     def _filter(self, inner: Solutions, expr) -> Solutions:
         inner, exists = self._exists_columns(expr, inner)
-        compiler = Compiler(inner.variables, exists, timed=inner.timed)
+        compiler = Compiler(inner.variables, exists, timed=inner.timed, integers=self._integers(inner))
         truth = compiler.truth(expr)
         hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
         return inner.but(self.frames.rows(inner.frame, _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])))
@@ -292,6 +301,8 @@ class Planner:
         aggregations = [e for a in made for e in a.aggregations]
         names = [str(a.res) for a in node.A]
         results = [a.result.alias(n) for a, n in zip(made, names)]
+        results += [a.integer.alias(aggregates.integer_column(n)) for a, n in zip(made, names) if a.integer is not None]
+        self._counted.update(n for a, n in zip(made, names) if a.integer is not None)
         out = self.frames.group(frame, keys, _grouped(keys, aggregations, results))
         return Solutions(out, tuple(names), frozenset(), self.frames)  # a group has no one interval
 
