@@ -22,3 +22,11 @@ def ours(turtle: str, query: str) -> Counter:
 def rdflibs(turtle: str, query: str) -> Counter:
     graph = rdflib.Graph().parse(data=turtle, format="turtle")
     return Counter(tuple(None if v is None else v.n3() for v in row) for row in graph.query(query))
+
+
+def on_spark(spark, turtle: str, query: str) -> Counter:
+    """The same as ``ours``, answered by Spark's dialect (``engine/spark_frames``)."""
+    from reasonlake.engine.spark_frames import SparkFrames
+
+    frame = triples_of(rdflib.Graph().parse(data=turtle, format="turtle"))
+    return Counter(run(spark.createDataFrame(frame.to_arrow()), query, SparkFrames(spark)).frame.rows())

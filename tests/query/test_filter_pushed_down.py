@@ -6,10 +6,8 @@ and the pushed cases still have rows to lose."""
 from __future__ import annotations
 
 import pytest
-import rdflib
 
-from reasonlake.query import run
-from tests.query.small_graphs import ours, rdflibs, triples_of
+from tests.query.small_graphs import on_spark, ours, rdflibs
 
 DATA = """@prefix ex: <http://ex/> .
 ex:a7 ex:discuss ex:b1 . ex:b1 ex:discuss ex:c7 . ex:c7 ex:discuss ex:d . ex:a2 ex:discuss ex:b1 .
@@ -49,9 +47,5 @@ def test_the_pushed_cases_keep_some_rows_and_lose_others():
 
 
 def test_a_filter_pushed_down_on_spark_gives_the_drivers_rows(spark):
-    from reasonlake.engine.spark_frames import SparkFrames
-
-    frame = triples_of(rdflib.Graph().parse(data=DATA, format="turtle"))
     for query in QUERIES:
-        spark_rows = run(spark.createDataFrame(frame.to_arrow()), PREFIX + query, SparkFrames(spark)).frame.rows()
-        assert sorted(spark_rows, key=str) == sorted(run(frame, PREFIX + query).frame.rows(), key=str), query
+        assert on_spark(spark, DATA, PREFIX + query) == ours(DATA, PREFIX + query), query

@@ -5,10 +5,8 @@ and doubles, through a sub-query, and on Spark as in the driver."""
 from __future__ import annotations
 
 import pytest
-import rdflib
 
-from reasonlake.query import run
-from tests.query.small_graphs import ours, rdflibs, triples_of
+from tests.query.small_graphs import on_spark, ours, rdflibs
 
 DATA = """@prefix ex: <http://ex/> .
 ex:a1 ex:p ex:b0 . ex:a2 ex:p ex:b0 . ex:a3 ex:p ex:b0 . ex:a4 ex:p ex:b0 .
@@ -37,9 +35,5 @@ def test_a_comparison_with_a_count_answers_as_rdflib(query):
 
 
 def test_a_comparison_with_a_count_on_spark_gives_the_drivers_rows(spark):
-    from reasonlake.engine.spark_frames import SparkFrames
-
-    frame = triples_of(rdflib.Graph().parse(data=DATA, format="turtle"))
     for query in QUERIES:
-        spark_rows = run(spark.createDataFrame(frame.to_arrow()), PREFIX + query, SparkFrames(spark)).frame.rows()
-        assert sorted(spark_rows, key=str) == sorted(run(frame, PREFIX + query).frame.rows(), key=str), query
+        assert on_spark(spark, DATA, PREFIX + query) == ours(DATA, PREFIX + query), query
