@@ -129,8 +129,12 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         frame = pl.from_arrow(found)
         return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), occurrences=timed)
     decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
-    # read by every triple pattern of every query at this close: decoded once, on the executors
-    return ViewTriples(decoded.distinct().localCheckpoint(eager=False), SparkFrames(home.spark), timed)
+    # read by every triple pattern of every query at this close: decoded once, on the executors,
+    # and spread over as many partitions as a shuffle makes (the set's own shuffle, its
+    # partitions merged by size, left 3.1M facts in one: every pattern's scan on one core)
+    spread = int(home.spark.conf.get("spark.sql.shuffle.partitions"))
+    return ViewTriples(decoded.distinct().repartition(spread).localCheckpoint(eager=False), SparkFrames(home.spark),
+                       timed)
 
 
 def _decoded_here(home: Home, view: str, version: int, at: int):

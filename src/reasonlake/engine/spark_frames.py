@@ -148,6 +148,9 @@ class SparkFrames:
         of its own, and a small seed is broadcast."""
         return self.unique(self.select(rows, {k: k for k in keys}))
 
+    def copied(self, frame, name: str, source: str | None):
+        return frame.withColumn(_physical(name), _col(source) if source is not None else F.lit(None).cast("string"))
+
     def fill_false(self, frame, name: str):
         return frame.withColumn(_physical(name), F.coalesce(_col(name), F.lit(False)))
 
@@ -160,6 +163,22 @@ class SparkFrames:
         if ranked:
             out = T.StructType([*out.fields, T.StructField(_physical(RANK), T.LongType())])
         return frame.mapInArrow(_batchwise(step, out, ranked), out)
+
+    def filtered(self, frame, step, expr, variables, integers: dict[str, str]):
+        """The rows that pass a FILTER (``expr``, compiled as ``step``). Where Spark's own
+        expressions decide it (``spark_conditions``), the rows they reject are dropped in the
+        JVM, before the Polars step sees the rest: only the rows that pass (and those with an
+        escape, which it alone decides) cross to Python. The step stays the one judge of what
+        passes; the rows are not split into two plans, which would compute ``frame`` twice
+        (a group's Python step, say)."""
+        from reasonlake.engine.spark_conditions import condition
+
+        found = condition(expr, variables, _physical, integers)
+        if found is not None and found.complete:  # a HAVING on counts: no row needs Python
+            return frame.where(F.coalesce(found.truth, F.lit(False)))
+        if found is not None:
+            frame = frame.where(~found.decided | F.coalesce(found.truth, F.lit(False)))
+        return self.rows(frame, step)
 
     def sort(self, frame, keys, names: list[str], descending: list[bool]):
         keyed = self.rows(_unranked(frame), keys)
@@ -188,6 +207,34 @@ class SparkFrames:
             shuffled = frame.withColumn(_physical(_PAD), F.lit(False)).unionByName(pad, allowMissingColumns=True)
             shuffled = shuffled.repartition(1)
         return shuffled.mapInArrow(_partitionwise(per_group, out, schema, padded=not keys), out)
+
+    def counted_groups(self, frame, keys: list[str], counts, names: list[str]):
+        """GROUP BY the variables ``keys`` with only COUNT and SAMPLE of variables
+        (``aggregates.counts_only``), by Spark's own aggregation: a partial count on each
+        partition before the shuffle, and no Python pass (the generic group sends every row
+        to Python twice, its inputs and its groups: 9 s for the IMaRS "group" query). A
+        count's term is written as ``terms.integer_term`` writes it, its value beside it
+        (``aggregates.integer_column``); with no GROUP BY, one group even of no rows."""
+        from reasonlake.query.aggregates import integer_column
+        from reasonlake.query.solutions import UNIT
+        from reasonlake.query.terms import XSD_INTEGER
+
+        frame = _unranked(frame)
+        made, shown = [], []
+        for i, ((kind, variable, distinct), name) in enumerate(zip(counts, names)):
+            value = F.lit(1) if variable is None else _col(variable)
+            if kind == "sample" and variable in keys:  # the group's key is its one value
+                shown.append(_col(variable).alias(_physical(name)))
+                continue
+            if kind == "sample":  # a string buffer: Spark sorts to aggregate it (no hash aggregate)
+                made.append(F.first(value, ignorenulls=True).alias(f"a{i}"))
+                shown.append(F.col(f"a{i}").alias(_physical(name)))
+                continue
+            made.append((F.countDistinct(value) if distinct else F.count(value)).alias(f"a{i}"))
+            shown += [F.concat(F.lit('"'), F.col(f"a{i}").cast("string"), F.lit(f'"^^<{XSD_INTEGER}>'))
+                      .alias(_physical(name)), F.col(f"a{i}").cast("long").alias(_physical(integer_column(name)))]
+        grouped = frame.groupBy(*[_col(k) for k in keys]).agg(*made) if keys else frame.agg(*made)
+        return grouped.select(F.lit(True).alias(_physical(UNIT)), *shown)
 
     # -- answers ------------------------------------------------------------------------------
     def collect(self, frame) -> pl.DataFrame:

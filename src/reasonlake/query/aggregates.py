@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
+from rdflib import Variable
 
 from reasonlake.errors import SparqlError
 from reasonlake.query import terms as T
@@ -36,6 +37,30 @@ def integer_column(variable: str) -> str:
     """The column beside an aggregate's result holding its integer value (``Aggregate.integer``):
     a HAVING or BIND over a COUNT compares the number, instead of parsing the term it wrote."""
     return f"$int.{variable}"
+
+
+def counts_only(keys, nodes, variables) -> tuple[list[str], list[tuple[str, str | None, bool]]] | None:
+    """A GROUP BY of variables whose aggregates are each COUNT(?v), COUNT(*), COUNT(DISTINCT
+    ?v) or SAMPLE(?v) of a variable the solutions bind (rdflib makes a grouped variable in
+    SELECT a SAMPLE): (the grouping variables, (kind, variable or None for *, distinct) per
+    aggregate), which a dialect may compute with its own grouping (``counted_groups``);
+    None for any other."""
+    variables = set(variables)
+    grouped = [str(k) for k in keys or []]
+    if not all(isinstance(k, Variable) and str(k) in variables for k in keys or []):
+        return None
+    made = []
+    for node in nodes:
+        kind, distinct = node.name[len("Aggregate_"):], bool(node.get("distinct"))
+        star = kind == "Count" and node.vars == "*"
+        if star and not distinct:
+            made.append(("count", None, False))
+        elif kind in ("Count", "Sample") and isinstance(node.vars, Variable) and str(node.vars) in variables:
+            # a SAMPLE is any one value, DISTINCT or not (rdflib marks a grouped variable's so)
+            made.append((kind.lower(), str(node.vars), distinct and kind == "Count"))
+        else:
+            return None
+    return grouped, made
 
 
 def aggregate(node, index: int, compile_term, variables) -> Aggregate:

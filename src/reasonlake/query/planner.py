@@ -78,8 +78,10 @@ class Planner:
     def _BGP(self, node, seed: Solutions | None = None, conditions=()) -> Solutions:
         # a seed binds only variables of the patterns, each row once: joined first, it keeps
         # the matches that agree with it, each once, and every later join reads only those
-        out = Solutions.unit(self.frames) if seed is None else seed
         left = [self._pattern(t, [c for c in conditions if c.pattern is t]) for t in node.triples]
+        # not seeded: the first pattern's matches are the start (a join with the one empty
+        # solution would be a cross join: on Spark a cartesian product over every match)
+        out = seed if seed is not None else left.pop(0) if left and not self.timed else Solutions.unit(self.frames)
         # join the patterns that share a variable with what is joined so far first (no cross product)
         while left:
             sharing = [p for p in left if set(p.variables) & set(out.variables)]
@@ -229,16 +231,25 @@ class Planner:
 
     def _filter(self, inner: Solutions, expr) -> Solutions:
         inner, exists = self._exists_columns(expr, inner)
-        compiler = Compiler(inner.variables, exists, timed=inner.timed, integers=self._integers(inner))
+        integers = self._integers(inner)
+        compiler = Compiler(inner.variables, exists, timed=inner.timed, integers=integers)
         truth = compiler.truth(expr)
         hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
-        return inner.but(self.frames.rows(inner.frame, _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])))
+        step = _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])
+        if hidden or inner.timed:
+            return inner.but(self.frames.rows(inner.frame, step))
+        return inner.but(self.frames.filtered(inner.frame, step, expr, inner.variables, integers))
 
     def _Extend(self, node, seed: Solutions | None = None) -> Solutions:
         inner = self.solutions(node.p, seed)  # a seed is never on the variable BIND makes (_certain)
         var = str(node.var)
         if var in inner.variables:
             raise SparqlError(f"BIND(... AS ?{var}): ?{var} is already bound in the pattern before it")
+        if isinstance(node.expr, Variable):  # BIND(?x AS ?y), as rdflib writes a SELECT of an aggregate: a copy
+            source = str(node.expr)
+            frame = self.frames.copied(inner.frame, var, source if source in inner.variables else None)
+            bound = inner.bound | {var} if source in inner.bound else inner.bound
+            return inner.but(frame, (*inner.variables, var), bound)
         compiler = self.compiler(inner)
         term = compiler.term(node.expr)
         frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), [term.alias(var)], compiler.names))
@@ -290,6 +301,12 @@ class Planner:
     def _AggregateJoin(self, node) -> Solutions:
         group = node.p
         inner = self.solutions(group.p)
+        names = [str(a.res) for a in node.A]
+        counts = aggregates.counts_only(group.expr, node.A, inner.variables)
+        out = None if counts is None else self.frames.counted_groups(inner.frame, *counts, names)
+        if out is not None:  # the dialect counts in its own terms
+            self._counted.update(n for n, (kind, _, _) in zip(names, counts[1]) if kind == "count")
+            return Solutions(out, tuple(names), frozenset(), self.frames)
         compiler = self.compiler(inner)
         keys, key_terms = [], []
         for expr in group.expr or []:
@@ -299,7 +316,6 @@ class Planner:
         inputs = [t.alias(k) for t, k in zip(key_terms, keys)] + [e for a in made for e in a.inputs]
         frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), inputs, compiler.names))
         aggregations = [e for a in made for e in a.aggregations]
-        names = [str(a.res) for a in node.A]
         results = [a.result.alias(n) for a, n in zip(made, names)]
         results += [a.integer.alias(aggregates.integer_column(n)) for a, n in zip(made, names) if a.integer is not None]
         self._counted.update(n for a, n in zip(made, names) if a.integer is not None)

@@ -106,11 +106,24 @@ class PolarsFrames:
             return None
         return rows.select(keys).unique().collect().lazy()
 
+    def copied(self, frame: pl.LazyFrame, name: str, source: str | None) -> pl.LazyFrame:
+        """``frame`` with the column ``name`` a copy of ``source`` (None: unbound everywhere)."""
+        return frame.with_columns((pl.col(source) if source is not None else pl.lit(None, pl.String)).alias(name))
+
     def fill_false(self, frame: pl.LazyFrame, name: str) -> pl.LazyFrame:
         return frame.with_columns(pl.col(name).fill_null(False))
 
     # -- row-wise steps and the modifiers -----------------------------------------------------
     def rows(self, frame: pl.LazyFrame, step: Rows) -> pl.LazyFrame:
+        return step(frame)
+
+    def counted_groups(self, frame: pl.LazyFrame, keys: list[str], counts, names: list[str]) -> None:
+        """None: the driver groups by the compiled aggregates (``planner._AggregateJoin``)."""
+        return None
+
+    def filtered(self, frame: pl.LazyFrame, step: Rows, expr, variables, integers: dict[str, str]) -> pl.LazyFrame:
+        """The rows that pass a FILTER: ``step`` (its compiled Polars function), as the
+        Polars frame is."""
         return step(frame)
 
     def sort(self, frame: pl.LazyFrame, keys: Rows, names: list[str], descending: list[bool]) -> pl.LazyFrame:
