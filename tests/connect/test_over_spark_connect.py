@@ -103,6 +103,9 @@ SUITES = [
     ("tests/engine/test_runner.py::test_lateness_holds_a_close_back", 1),
     # SPARQL at every close on both backends: Spark's runs its expressions on the server's executors
     ("tests/query/test_views_both_backends.py", 1),
+    # the FILTERs and counts Spark decides with its own expressions (Connect's column classes)
+    ("tests/query/test_spark_conditions.py", 25),
+    ("tests/query/test_spark_counted_groups.py", 10),
 ]
 
 

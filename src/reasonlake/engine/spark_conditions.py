@@ -113,8 +113,9 @@ class _Translator:
 
     def _string_test(self, e) -> Column:
         a, b = self._text(e.arg1), self._text(e.arg2)
-        test = {"Builtin_STRSTARTS": Column.startswith, "Builtin_STRENDS": Column.endswith,
-                "Builtin_CONTAINS": Column.contains}[e.name]
+        # called on the column (a Spark Connect column is not the classic class)
+        test = {"Builtin_STRSTARTS": lambda x, y: x.startswith(y), "Builtin_STRENDS": lambda x, y: x.endswith(y),
+                "Builtin_CONTAINS": lambda x, y: x.contains(y)}[e.name]
         # 17.4.3.1.1: both simple, both with one language tag, or the second simple
         compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))
         return F.when(compatible, test(a.lexical, b.lexical))
