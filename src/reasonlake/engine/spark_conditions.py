@@ -107,9 +107,12 @@ class _Translator:
                 return F.lit(None).cast("string")
             self.reads.add(name)
             return F.col(self.physical(name))
-        if isinstance(e, (URIRef, Literal)) and "\\" not in T.constant(e):  # read as a row's term is
-            return F.lit(T.constant(e))
-        raise _NotHere
+        if not isinstance(e, (URIRef, Literal)):
+            raise _NotHere
+        written = T.constant(e)
+        if "\\" in written:  # an escape: its text would not be read as a row's term is
+            raise _NotHere
+        return F.lit(written)
 
     def _string_test(self, e) -> Column:
         a, b = self._text(e.arg1), self._text(e.arg2)

@@ -81,7 +81,12 @@ class Planner:
         left = [self._pattern(t, [c for c in conditions if c.pattern is t]) for t in node.triples]
         # not seeded: the first pattern's matches are the start (a join with the one empty
         # solution would be a cross join: on Spark a cartesian product over every match)
-        out = seed if seed is not None else left.pop(0) if left and not self.timed else Solutions.unit(self.frames)
+        if seed is not None:
+            out = seed
+        elif left and not self.timed:  # an event query's one empty solution starts its interval
+            out = left.pop(0)
+        else:
+            out = Solutions.unit(self.frames)
         # join the patterns that share a variable with what is joined so far first (no cross product)
         while left:
             sharing = [p for p in left if set(p.variables) & set(out.variables)]
@@ -236,8 +241,6 @@ class Planner:
         truth = compiler.truth(expr)
         hidden = [c for c in self.frames.names(inner.frame) if c.startswith("$exists")]
         step = _filtered(list(compiler.prepared), truth, [*hidden, *compiler.names])
-        if hidden or inner.timed:
-            return inner.but(self.frames.rows(inner.frame, step))
         return inner.but(self.frames.filtered(inner.frame, step, expr, inner.variables, integers))
 
     def _Extend(self, node, seed: Solutions | None = None) -> Solutions:
