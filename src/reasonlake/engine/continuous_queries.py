@@ -65,15 +65,18 @@ def _carried(home: Home, view: str, query: QueryDecl, triples: query_read.ViewTr
         return _answer(query, triples)
     key = (home.root, view, query.name)
     kept = home.cache.query_solutions.get(key)
+    if kept is not None and kept[0] != query.text:
+        kept = None
+    matches = incremental.PaneMatches() if kept is None else kept[3]
     change = triples.change
-    if kept is not None and kept[0] == query.text and kept[1] == triples.generation:
+    if kept is not None and kept[1] == triples.generation:
         found = kept[2]
-    elif kept is not None and kept[0] == query.text and change is not None and change.since == kept[1]:
-        found = incremental.carried(shape, kept[2], triples.ids, change.removed, change.added, triples.terms,
-                                    driver_term_id)
+    elif kept is not None and change is not None and change.since == kept[1]:
+        found = incremental.carried(shape, kept[2], triples.panes, change.removed, change.added, triples.terms,
+                                    driver_term_id, matches)
     else:
-        found = incremental.solutions(shape, triples.ids, triples.terms, driver_term_id)
-    home.cache.query_solutions[key] = (query.text, triples.generation, found)
+        found = incremental.solutions(shape, triples.panes, triples.terms, driver_term_id, matches)
+    home.cache.query_solutions[key] = (query.text, triples.generation, found, matches)
     return incremental.answer(shape, found)
 
 

@@ -79,11 +79,12 @@ class DecodedPanes:
         self.panes = {pane: decoded.get(pane) or self.panes[pane] for pane in live}
         if self.terms.height > _SLACK * max(1, sum(frame.height for frame in live.values())):
             self.terms = self._terms_of_window()
-        return _concat([text for _, text in self.panes.values()]).select(COLUMNS)
+        return _concat(self.rows()).select(COLUMNS)
 
-    def ids(self) -> pl.DataFrame:
-        """The ids (s, p, o) of the triples ``triples`` gave last, row for row."""
-        return _concat([text for _, text in self.panes.values()]).select(IDS)
+    def rows(self) -> list[pl.DataFrame]:
+        """The rows of each pane ``triples`` gave last (ids and text), each the very frame
+        it was at the previous call where the pane did not change."""
+        return [text for _, text in self.panes.values()]
 
     def _terms_of(self, frames: list[pl.DataFrame], lookup) -> pl.DataFrame | None:
         """(id, term) of every id ``frames`` name that the dictionary holds: taken from the
@@ -128,5 +129,5 @@ def _concat(parts: list[pl.DataFrame]) -> pl.DataFrame:
 
 def _ids_of(frames: list[pl.DataFrame]) -> pl.DataFrame:
     """Every id the facts of ``frames`` name (as s, p or o), once."""
-    return pl.concat([frame.select(pl.concat_list("s", "p", "o").alias("id")).explode("id")
-                      for frame in frames]).unique()
+    # the columns end to end: a list per row and its explode cost twenty times more
+    return pl.concat([frame.get_column(c) for frame in frames for c in IDS]).unique().to_frame("id")

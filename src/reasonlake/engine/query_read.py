@@ -36,12 +36,12 @@ class ViewTriples:
     def __init__(self, frame, frames=None, occurrences=None, decoded=None):
         self.frame = frame
         # decoded from the facts kept here (``decoded_panes``): which state of them, how it came
-        # from the one before, the triples' ids row for row and the terms they name (a
+        # from the one before, the rows of each pane (ids and text) and the terms they name (a
         # registered query carries its solutions across the change: ``query.incremental``)
-        self.generation = self.change = self.ids = self.terms = None
+        self.generation = self.change = self.panes = self.terms = None
         if decoded is not None:
-            self.generation, self.change, self.ids, self.terms = \
-                decoded.generation, decoded.change, decoded.ids(), decoded.terms
+            self.generation, self.change, self.panes, self.terms = \
+                decoded.generation, decoded.change, decoded.rows(), decoded.terms
         self.frames = frames  # None: the driver's (Polars)
         self._count = None  # Spark's count, asked once
         self._occurrences = occurrences  # a function giving them as a Spark frame; None: none known

@@ -32,7 +32,8 @@ class ProcessCache:
     # (home, view, query) -> (close, version, text, answer, the view's triples there)
     # (``continuous_queries``: the previous answer IStream and DStream compare with)
     query_answers: dict = field(default_factory=dict)
-    # (home, view, query) -> (text, the triples' generation, the query's pattern's solutions there)
+    # (home, view, query) -> (text, the triples' generation, the query's pattern's solutions there,
+    # its patterns' matches by pane)
     # (``continuous_queries``: carried across the next close's change, ``query.incremental``)
     query_solutions: dict = field(default_factory=dict)
     # (a local path?, reads here?, commits here?) -> the access mode chosen  (``access``)
