@@ -153,9 +153,10 @@ def cli_spark():
 def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     """SIGKILLed (driver and JVM) right after the expiry, the reasoning and the publish of one
     close, each attempt starting from what the one before left; then re-run to the end: the
-    table and the history's counts of every close as an uninterrupted slide's. The first two
-    attempts run their close on Spark (``REASONLAKE_LOCAL_ROWS=0``), whose expiry is a commit
-    of its own; the third and the re-run in the driver, which loads what the kills left."""
+    table and the history's counts of every close as an uninterrupted slide's. The first
+    three attempts run their close on Spark (``REASONLAKE_LOCAL_ROWS=0``), which commits
+    nothing before its publish (expiry and changes in one commit); the fourth and the re-run
+    in the driver, which loads what the kills left."""
     from reasonlake.engine import read
     from reasonlake.engine.store import materialization as mat
     from reasonlake.engine.store import state
@@ -171,13 +172,14 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     home = _home(cli)
     recorded = state.lineage(home, "killed")[-1]
     assert recorded.close == 4000
-    for point in ("expire", "reason", "publish"):
-        on_spark = {"REASONLAKE_LOCAL_ROWS": "0"} if point != "publish" else None
-        _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000", env_extra=on_spark)
-        # the kill landed inside close 5000: nothing recorded for it, while the table holds
-        # a commit (expiry, then the publish) that no recorded close names
+    on_spark = {"REASONLAKE_LOCAL_ROWS": "0"}
+    for point, env in (("expire", on_spark), ("reason", on_spark), ("publish", on_spark), ("publish", None)):
+        _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000", env_extra=env)
+        # the kill landed inside close 5000: nothing recorded for it; the table holds a commit
+        # no recorded close names once a publish ran
         assert state.lineage(home, "killed")[-1] == recorded, f"killed at {point}: a close was recorded"
-        assert mat.version(home, "killed") > recorded.version, f"killed at {point}: nothing written yet"
+        written = mat.version(home, "killed") > recorded.version
+        assert written == (point == "publish"), f"killed at {point}: the table's version {mat.version(home, 'killed')}"
     code, _, err = _subprocess_cli(cli.home, "slide", "killed", "--until", "8000")
     assert code == 0, err
     closes = [r.close for r in state.lineage(home, "killed")]

@@ -97,7 +97,7 @@ SUITES = [
     ("tests/cli/test_repair_view.py::test_example1_newer_assertion_wins_against_two_older_ones", 1),
     ("tests/cli/test_repair_view.py::test_example3_car_pedals", 1),
     ("tests/cli/test_delta_history.py::test_time_travel_by_version_and_close", 1),
-    ("tests/cli/test_delta_history.py::test_a_close_from_the_resident_table_is_one_commit_dropping_expired_panes", 1),
+    ("tests/cli/test_delta_history.py::test_a_close_is_one_commit_dropping_expired_panes", 2),
     ("tests/cli/test_owl2rl_view.py", 3),
     # the streaming runner: its micro-batches run on the server, the report read back
     ("tests/engine/test_runner.py::test_lateness_holds_a_close_back", 1),

@@ -15,8 +15,10 @@ from tests.engine.paths import evaluation_path
 
 # 101 before the sizes and summaries a close on Spark asks for came with its checkpoints, the
 # one-premise rules with one broadcast and the transitive properties with none (issue 45,
-# item 2); 64 after
-MOST_JOBS = 64
+# item 2); 64 after; 40-43 once the close published by writing its touched panes again, its
+# expiry in the same commit (17 jobs of a MERGE, 6-8 of a count and a DELETE, and the
+# snapshot the DELETE's version needed, before: decision 0056)
+MOST_JOBS = 45
 ONTOLOGY = """@prefix : <http://example.org/> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .

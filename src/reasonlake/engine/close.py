@@ -27,6 +27,7 @@ from reasonlake.engine.compiled import Compiled, seed
 from reasonlake.engine.reason import budget, resident
 from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.spark_rounds import (
+    BROADCAST_ROWS,
     FixpointResult,
     find_violations,
     run_fixpoint,
@@ -228,13 +229,16 @@ class DriverClose(Close):
 
 
 class SparkClose(Close):
-    """A close from the table: expiry as a partition drop, the table read once after it,
-    repair and rounds through Spark, the change published with MERGE."""
+    """A close from the table: the table read once (without the expired panes), repair and
+    rounds through Spark, then one commit that drops the expired panes and writes the
+    touched ones again (a DELETE and a MERGE where the touched panes are many, or for a
+    repair view, whose expiry commits first)."""
 
     def __init__(self, *args):
         super().__init__(*args)
         self.base = None  # the table after expiry (and repair), read once
         self.base_rows: int | None = None  # its rows, counted as it was read (None: not counted)
+        self.dropping = False  # expired partitions still to drop (with the publish, in one commit)
 
     @classmethod
     def taking_over(cls, driver: DriverClose) -> SparkClose:
@@ -253,17 +257,21 @@ class SparkClose(Close):
         home, name = self.home, self.decl.name
         file_list.settle(home.spark, self.mat_path)  # the table is read and changed from the start
         with step("expire"):
-            self.expired = mat.expire(home, name, self.close)
-            if self.compiled.repair is not None:
+            if self.compiled.repair is not None:  # repair reads and changes the table after expiry
+                self.expired = mat.expire(home, name, self.close)
                 rep.expire(home, name, self.close)
+            else:  # dropped by the publish's commit: one commit, and no new snapshot to read
+                self.expired = mat.expiring(home, name, self.close)
+                self.dropping = self.expired > 0
         faults.reached("expire")
 
     def _read_table(self):
         with step("read materialization"):
             # The table after expiry, read once: every round joins it, and a Delta scan per
             # round (snapshot, file index, deletion vectors) costs far more than one local copy.
+            table = mat.current(self.home, self.decl.name).where(F.col("exp_pane") > self.close)
             base, counted = observed.checkpointed(
-                mat.current(self.home, self.decl.name).select("s", "p", "o", "origin", "rule"), rows=F.count(F.lit(1)))
+                table.select("s", "p", "o", "origin", "rule"), rows=F.count(F.lit(1)))
             self.base_rows = counted["rows"]
             return base
 
@@ -305,10 +313,32 @@ class SparkClose(Close):
             if repaired is not None and repaired.deleted is not None:
                 mat.publish_repaired(home, decl.name, decl.window, repaired.base, self.result.changes,
                                      repaired.deleted)
-            elif self.stats.n:
-                mat.publish(home, decl.name, decl.window, self.result.changes,
-                            old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+            else:
+                touched = self._touched_panes() if self.stats.n else None
+                drop_upto = self.close if self.dropping else None
+                if touched is not None:
+                    mat.publish_rewritten(home, decl.name, decl.window, self.base, self.result.changes, touched,
+                                          drop_upto, small=self.stats.n <= BROADCAST_ROWS)
+                else:
+                    if self.dropping:
+                        mat.drop_expired(home, decl.name, self.close)
+                    if self.stats.n:
+                        mat.publish(home, decl.name, decl.window, self.result.changes,
+                                    old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
         self._published()
+
+    def _touched_panes(self) -> list[int] | None:
+        """The panes the changes touch, where writing them again from the table as read
+        beats a MERGE (their rows, estimated as the table's share, within
+        ``mat.REPLACE_ROWS``); else None. Known from the rounds' summary, no job."""
+        summary, window = self.result.summary or {}, self.decl.window
+        if self.repaired is not None or self.base_rows is None or "new_panes" not in summary:
+            return None
+        panes = sorted({*summary["new_panes"], *(summary.get("old_panes") or [])})
+        live = max(1, -(-window.width // window.slide))  # the panes a window's facts spread over
+        if self.base_rows * min(1.0, len(panes) / live) + self.stats.n > mat.REPLACE_ROWS:
+            return None
+        return panes
 
 
 def file_list_ahead(home: Home, path: str, result: FixpointResult, compiled: Compiled) -> None:
@@ -360,6 +390,7 @@ def change_summary(window=None) -> dict:
     if window is not None:
         leaving = F.when(F.col("prev_origin").isNotNull(), mat.expiration_pane("prev_origin", window))
         counts["old_panes"] = F.collect_set(leaving)
+        counts["new_panes"] = F.collect_set(mat.expiration_pane("origin", window))
     return counts
 
 

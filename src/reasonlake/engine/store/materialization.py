@@ -53,10 +53,22 @@ def version(home: Home, view: str) -> int:
 
 def expire(home: Home, view: str, close: int) -> int:
     """Drop every fact that left the window at ``close``: whole partitions, no data rewritten."""
-    expiring = current(home, view).where(F.col("exp_pane") <= close).count()
-    if expiring:
+    leaving = expiring(home, view, close)
+    if leaving:
         drop_expired(home, view, close)
-    return expiring
+    return leaving
+
+
+def expiring(home: Home, view: str, close: int) -> int:
+    """How many facts leave the window at ``close`` (the table's rows in panes at or before
+    it), read in this process where the home allows it (a partition column: no Spark job)."""
+    from reasonlake.engine.store import driver_reads
+
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), None)},
+                               f"SELECT count(*) AS n FROM mat WHERE exp_pane <= {int(close)}")
+    if found is not None:
+        return int(found.column("n")[0].as_py())
+    return current(home, view).where(F.col("exp_pane") <= close).count()
 
 
 def drop_expired(home: Home, view: str, close: int) -> None:
@@ -90,6 +102,37 @@ def publish(home: Home, view: str, window: Window, changes: DataFrame, *,
     delta_sql.merge(
         home.mat_path(view), source, f"t.s = u.s AND t.p = u.p AND t.o = u.o AND t.exp_pane IN ({pane_list})",
         update={"origin": "u.origin", "exp_pane": "u.exp_pane", "rule": "u.rule"} if old_panes else None)
+
+
+def publish_rewritten(home: Home, view: str, window: Window, base: DataFrame, changes: DataFrame,
+                      panes: list[int], drop_upto: int | None = None, small: bool = False) -> None:
+    """A close's changes in one commit that writes the panes they touch again (``panes``:
+    those of the changed facts, those renewed facts leave, and any other whose rows
+    ``base`` changes), from ``base``, the table as the close changed it (s, p, o, origin,
+    rule, checkpointed: no file of the table is read) and ``changes`` relative to it.
+
+    A MERGE runs about seventeen Spark jobs (its source materialized, the files scanned for
+    matches, the changed rows and the deletion vectors written, each under adaptive
+    execution); this is a join, a shuffle and a write. Worth it while the touched panes are
+    a small table (``REPLACE_ROWS``). ``drop_upto``: the panes at or before it (expired) go
+    in the same commit; ``small``: the changes are few enough to broadcast."""
+    if not panes and drop_upto is None:
+        return
+    key = ["s", "p", "o"]
+    pane = expiration_pane("origin", window)
+    literal = ", ".join(str(p) for p in sorted(panes)) or str(-(2**63))
+    kept = base.select(*key, "origin", pane.alias("exp_pane"), "rule").where(f"exp_pane IN ({literal})")
+    new = changes.select(*key, "origin", pane.alias("exp_pane"), "rule")
+    keys = new.select(*key)
+    # the changes' keys broadcast where few (a shuffle of both sides is a job each)
+    content = kept.join(F.broadcast(keys) if small else keys, key, "left_anti").unionByName(new)
+    replaced = f"exp_pane IN ({literal})" + ("" if drop_upto is None else f" OR exp_pane <= {int(drop_upto)}")
+    (
+        content.repartition("exp_pane")  # one file per pane
+        .write.format("delta").mode("overwrite").option("replaceWhere", replaced)
+        .save(home.mat_path(view))
+    )
+    home.access.after_write(home.mat_path(view))
 
 
 # Above this many rows in the panes a close touches, a MERGE costs less than writing them
@@ -191,7 +234,6 @@ def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame
     instead, from ``remaining`` held in memory: 1M-triple window, 1% of it in conflicts,
     10-11 s as a MERGE, 6 s written again (decision 0007). It also leaves one file and no
     deletion vector per pane."""
-    key = ["s", "p", "o"]
     pane = expiration_pane("origin", window)
     touched = (
         deleted.select(pane.alias("pane"))
@@ -200,17 +242,4 @@ def publish_repaired(home: Home, view: str, window: Window, remaining: DataFrame
                      .select(expiration_pane("prev_origin", window).alias("pane")))
         .distinct()
     )
-    panes = sorted(r.pane for r in touched.collect())
-    if not panes:
-        return
-    literal = ", ".join(str(p) for p in panes)
-    kept = remaining.select(*key, "origin", pane.alias("exp_pane"), "rule").where(f"exp_pane IN ({literal})")
-    new = changes.select(*key, "origin", pane.alias("exp_pane"), "rule")
-    content = kept.join(new.select(*key), key, "left_anti").unionByName(new)
-    (
-        # one file per pane (a shuffle of the touched rows costs less than a file per task and pane)
-        content.repartition("exp_pane")
-        .write.format("delta").mode("overwrite").option("replaceWhere", f"exp_pane IN ({literal})")
-        .save(home.mat_path(view))
-    )
-    home.access.after_write(home.mat_path(view))
+    publish_rewritten(home, view, window, remaining, changes, [r.pane for r in touched.collect()])
