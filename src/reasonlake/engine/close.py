@@ -313,26 +313,24 @@ class SparkClose(Close):
             if repaired is not None and repaired.deleted is not None:
                 mat.publish_repaired(home, decl.name, decl.window, repaired.base, self.result.changes,
                                      repaired.deleted)
+            elif (touched := self._touched_panes()) is not None:
+                mat.publish_rewritten(home, decl.name, decl.window, self.base, self.result.changes, touched,
+                                      self.close if self.dropping else None, small=self.stats.n <= BROADCAST_ROWS)
             else:
-                touched = self._touched_panes() if self.stats.n else None
-                drop_upto = self.close if self.dropping else None
-                if touched is not None:
-                    mat.publish_rewritten(home, decl.name, decl.window, self.base, self.result.changes, touched,
-                                          drop_upto, small=self.stats.n <= BROADCAST_ROWS)
-                else:
-                    if self.dropping:
-                        mat.drop_expired(home, decl.name, self.close)
-                    if self.stats.n:
-                        mat.publish(home, decl.name, decl.window, self.result.changes,
-                                    old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+                if self.dropping:
+                    mat.drop_expired(home, decl.name, self.close)
+                if self.stats.n:
+                    mat.publish(home, decl.name, decl.window, self.result.changes,
+                                old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
         self._published()
 
     def _touched_panes(self) -> list[int] | None:
         """The panes the changes touch, where writing them again from the table as read
         beats a MERGE (their rows, estimated as the table's share, within
-        ``mat.REPLACE_ROWS``); else None. Known from the rounds' summary, no job."""
+        ``mat.REPLACE_ROWS``); else None, and None without a change (an expiry alone is a
+        DELETE: no write). Known from the rounds' summary, no job."""
         summary, window = self.result.summary or {}, self.decl.window
-        if self.repaired is not None or self.base_rows is None or "new_panes" not in summary:
+        if not self.stats.n or self.repaired is not None or self.base_rows is None or "new_panes" not in summary:
             return None
         panes = sorted({*summary["new_panes"], *(summary.get("old_panes") or [])})
         live = max(1, -(-window.width // window.slide))  # the panes a window's facts spread over
