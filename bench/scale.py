@@ -12,6 +12,11 @@ per (setting, size):
   one-core workers started from the pyspark package's own scripts (``bin/spark-class``),
   stopped at the end.
 
+A close on the Spark backend runs its rule rounds in the driver over the facts of the table
+its change reaches (``reason/neighbourhood``), as a window too large for the driver does;
+``--rounds-on-spark`` runs them as Spark jobs instead (what a change too large for the
+driver does).
+
 A window larger than the driver's budget: ``--driver-rows R`` gives the driver backend a
 budget of R facts. A view larger than that closes on Spark even there (the product's own
 choice), and the table says so. Printed per (setting, size): the view's rows, sustained
@@ -42,14 +47,19 @@ SETTINGS = {"driver": "local[2]", "local1": "local[1]", "local2": "local[2]",
             "local-cluster": "local-cluster[2,1,2048]", "standalone": None}
 
 
-def run(setting: str, master: str, n: int, closes: int, out: Path, driver_rows: int | None) -> dict:
+def run(setting: str, master: str, n: int, closes: int, out: Path, driver_rows: int | None,
+        rounds_on_spark: bool = False) -> dict:
     env = dict(os.environ)
     env["REASONLAKE_SPARK_MASTER"] = master
     if setting == "driver":
         if driver_rows is not None:
             env["REASONLAKE_LOCAL_ROWS"] = str(driver_rows)
     else:
-        env["REASONLAKE_LOCAL_ROWS"] = "0"  # the Spark backend
+        env["REASONLAKE_LOCAL_ROWS"] = "0"  # the Spark backend: the window is never held in the driver
+        if rounds_on_spark:  # and neither is what a close's change reaches
+            env["REASONLAKE_NEIGHBOURHOOD_ROWS"] = "0"
+        else:  # the rounds over the facts they fetch, within the default driver budget
+            env["REASONLAKE_NEIGHBOURHOOD_ROWS"] = str(_default_driver_rows())
     done = subprocess.run(
         [sys.executable, str(HERE / "throughput.py"), "--one", f"rdfs-plus:{n}", "--closes", str(closes),
          "--out", str(out / "scale" / setting),
@@ -58,6 +68,12 @@ def run(setting: str, master: str, n: int, closes: int, out: Path, driver_rows: 
     if done.returncode != 0:
         return {"setting": setting, "n": n, "failed": done.stderr[-2000:]}
     return {"setting": setting, "n": n, **json.loads(done.stdout.strip().splitlines()[-1])}
+
+
+def _default_driver_rows() -> int:
+    from reasonlake.engine.reason import budget
+
+    return budget.driver_budget() // budget.BYTES_PER_FACT
 
 
 def fmt(x, digits=2) -> str:
@@ -93,6 +109,9 @@ def main(argv=None) -> int:
     p.add_argument("--settings", default=",".join(SETTINGS), help=f"among {', '.join(SETTINGS)}")
     p.add_argument("--driver-rows", type=int, help="the driver backend's budget in facts (REASONLAKE_LOCAL_ROWS)")
     p.add_argument("--quick", action="store_true", help="10k items a slide, 2 closes")
+    p.add_argument("--rounds-on-spark", action="store_true",
+                   help="the Spark settings run every rule round as Spark jobs "
+                        "(REASONLAKE_NEIGHBOURHOOD_ROWS=0), not in the driver over the facts they fetch")
     p.add_argument("--out", type=Path, default=HERE / "out")
     args = p.parse_args(argv)
     if args.quick:
@@ -110,10 +129,12 @@ def main(argv=None) -> int:
             for setting in settings:
                 master = SETTINGS[setting] or url
                 t0 = time.perf_counter()
-                results.append(run(setting, master, n, args.closes, args.out, args.driver_rows))
+                results.append(run(setting, master, n, args.closes, args.out, args.driver_rows,
+                                   args.rounds_on_spark))
                 print(f"{setting} {n:,}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     print(f"\nThe Spark backend's scale-out: medians over {args.closes} closes after the window filled "
-          f"(rdfs-plus; {os.cpu_count()} cores; load avg {os.getloadavg()[0]:.1f})")
+          f"(rdfs-plus; {os.cpu_count()} cores; load avg {os.getloadavg()[0]:.1f}; the Spark settings' rounds "
+          f"{'as Spark jobs' if args.rounds_on_spark else 'in the driver over the facts they fetch'})")
     print(table(results, args.driver_rows))
     for r in results:
         if "failed" in r:

@@ -155,8 +155,9 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     close, each attempt starting from what the one before left; then re-run to the end: the
     table and the history's counts of every close as an uninterrupted slide's. The first
     three attempts run their close on Spark (``REASONLAKE_LOCAL_ROWS=0``), which commits
-    nothing before its publish (expiry and changes in one commit); the fourth and the re-run
-    in the driver, which loads what the kills left."""
+    nothing before its publish (expiry and changes in one commit); the fourth too, its rounds
+    in the driver over the facts they fetch and its publish written by this process; the
+    fifth and the re-run in the driver, which loads what the kills left."""
     from reasonlake.engine import read
     from reasonlake.engine.store import materialization as mat
     from reasonlake.engine.store import state
@@ -173,7 +174,11 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     recorded = state.lineage(home, "killed")[-1]
     assert recorded.close == 4000
     on_spark = {"REASONLAKE_LOCAL_ROWS": "0"}
-    for point, env in (("expire", on_spark), ("reason", on_spark), ("publish", on_spark), ("publish", None)):
+    # the table on Spark, the rounds in the driver over the facts they fetch, the touched
+    # panes written by this process (decision 0057)
+    fetching = {**on_spark, "REASONLAKE_NEIGHBOURHOOD_ROWS": "1000000"}
+    for point, env in (("expire", on_spark), ("reason", on_spark), ("publish", on_spark), ("publish", fetching),
+                       ("publish", None)):
         _killed_at(cli.home, tmp_path, point, "slide", "killed", "--until", "8000", env_extra=env)
         # the kill landed inside close 5000: nothing recorded for it; the table holds a commit
         # no recorded close names once a publish ran

@@ -25,7 +25,7 @@ def check(master: str, work: Path) -> list[str]:
     lake.init()
     problems = []
     cases = packed.generate("owl2rl", CASES, shapes=(SHAPE,))
-    for backend in ("driver", "spark"):
+    for backend in ("driver", "spark", "neighbourhood"):
         with evaluation_path(backend):
             views = packed.start(lake, work / backend, cases, "owl2rl", f"cluster_{backend}",
                                  "unique_names: true\n")

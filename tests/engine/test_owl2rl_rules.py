@@ -842,3 +842,85 @@ def test_driver_path_equals_spark_path(spark, closure, request, monkeypatch):
 
     assert rows(on_spark) == rows(local)
     assert len(local.violations) >= 5
+
+
+# --- a close whose window is on Spark, its rounds in the driver over the facts they fetch
+
+
+def _two_steps(spark, program, items, monkeypatch, later=None):
+    """Half the items (every other one; else those not in ``later``) closed in the driver,
+    then the rest seeded over that materialization held by Spark, with the driver path off
+    and the neighbourhood on (``reason/neighbourhood``): facts (triple -> origin) and
+    violations (rule, premises)."""
+    from reasonlake.engine.reason import budget
+    from reasonlake.engine.reason.program_tables import encode_program, term_ids
+    from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
+
+    tables = encode_program(spark, program)
+    ids = term_ids(spark, {t for triple in items for t in triple} | program.terms())
+    names = {v: k for k, v in ids.items()}
+    dictionary = spark.createDataFrame(sorted(names.items()), "id BIGINT, term STRING")
+    schema = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"
+    rows = [(ids[s], ids[p], ids[o], origin, "explicit") for (s, p, o), origin in sorted(items.items())]
+    if later is None:
+        rows = rows[::2] + rows[1::2]
+        cut = len(rows[::2])
+    else:
+        rows = sorted(rows, key=lambda r: (names[r[0]], names[r[1]], names[r[2]]) in later)
+        cut = len(rows) - len(later)
+    first = spark.createDataFrame(rows[:cut], schema)
+    if tables.background is not None:
+        first = first.unionByName(tables.background)
+    empty = spark.createDataFrame([], schema)
+    one = run_fixpoint(spark, empty, first, tables)
+    assert one.local is not None and not one.local.partial
+    base = one.changes.select("s", "p", "o", "origin", "rule").localCheckpoint()
+    monkeypatch.setattr(budget, "LOCAL_ROWS", 0)
+    monkeypatch.setattr(budget, "NEIGHBOURHOOD_ROWS", 1_000_000)
+    two = run_fixpoint(spark, base, spark.createDataFrame(rows[cut:], schema), tables)
+    assert two.local is not None and two.local.partial and two.local.fetches > 0
+    facts = {(r.s, r.p, r.o): r.origin for r in base.collect()}
+    facts |= {(r.s, r.p, r.o): r.origin for r in two.changes.collect()}
+    found = {}
+    for step, over in ((one, empty), (two, base)):  # the second step's rows are the later ones
+        for r in find_violations(spark, over, step, tables, terms=lambda: dictionary).collect():
+            premises = tuple(sorted((names[t.s], names[t.p], names[t.o], t.origin) for t in r.triples))
+            found[(r.rule, tuple(x[:3] for x in premises))] = premises
+    return ({tuple(names[x] for x in k): v for k, v in facts.items()},
+            {(rule, premises) for (rule, _), premises in found.items()})
+
+
+@pytest.mark.parametrize("closure", ["std", "una"])
+def test_a_second_close_over_a_table_on_spark_equals_one_close(spark, closure, request, monkeypatch):
+    """Every rule's cases, half closed first, the other half then over that table through
+    the neighbourhood: the facts and origins of one close over all the items, and its
+    violations. A rule's premises reached only through another premise's terms (prp-spo2,
+    prp-key, cls-svf1, cls-maxc2) must be fetched by those terms."""
+    whole = request.getfixturevalue(closure)
+    if closure == "std":
+        program, items = _program(unique_names=False), _items_of(RULE_IDS)
+    else:
+        program, items = _program(unique_names=True, rules=UNA_RULES), _items_of(UNA_RULES)
+    facts, violations = _two_steps(spark, program, items, monkeypatch)
+    want = {triple: origin for triple, (origin, _) in whole.facts.items()}
+    assert {k: v for k, v in facts.items() if want.get(k) != v} == {}
+    assert want.keys() - facts.keys() == set()
+    assert {(v.rule, tuple(sorted(v.triples))) for v in whole.violations} == violations
+    assert len(violations) >= 5
+
+
+def test_premises_two_links_from_the_change_are_fetched(spark, std, monkeypatch):
+    """The item a close adds is one end of a chain whose other links the table holds: a
+    property chain of three (prp-spo2) and a key of two properties (prp-key), whose last
+    premise shares no term with the new item, only with a fact fetched for it."""
+    rules = ("prp-spo2", "prp-key")
+    program, items = _program(unique_names=False), _items_of(rules)
+    spo2, key = ns("prp-spo2"), ns("prp-key")
+    later = {(spo2("a3"), spo2("q1"), spo2("b3")), (key("x"), key("k1"), key("v1"))}
+    facts, _ = _two_steps(spark, program, items, monkeypatch, later)
+    mine = tuple(f"<http://e/{_tag(r)}/" for r in rules)  # the cases' own facts: one close over them all
+    assert ({t: origin for t, (origin, _) in std.facts.items() if t[0].startswith(mine)}
+            == {t: origin for t, origin in facts.items() if t[0].startswith(mine)})
+    assert (spo2("a3"), spo2("r3"), spo2("d3")) in facts
+    assert (key("x"), f"<{OWL}sameAs>", key("y")) in facts
+

@@ -19,6 +19,11 @@ from tests.engine.paths import evaluation_path
 # expiry in the same commit (17 jobs of a MERGE, 6-8 of a count and a DELETE, and the
 # snapshot the DELETE's version needed, before: decision 0056)
 MOST_JOBS = 45
+# A window too large for the driver: the rounds in the driver over the facts they fetch, the
+# new pane admitted there too, the touched panes written by this process (decision 0057):
+# 6-9 jobs in bench/throughput.py's closes; 10 here, 5 of them Delta's snapshot of the
+# version the driver's close before it committed
+MOST_JOBS_FETCHING = 12
 ONTOLOGY = """@prefix : <http://example.org/> .
 @prefix owl: <http://www.w3.org/2002/07/owl#> .
 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
@@ -48,7 +53,8 @@ def _pane(index: int) -> list[tuple]:
 
 
 @pytest.mark.slow  # a Spark close and its start-up, about 40 s: the slow tier guards it
-def test_a_close_on_spark_runs_few_jobs(cli, spark, tmp_path):
+@pytest.mark.parametrize("path", ["spark", "neighbourhood"])
+def test_a_close_on_spark_runs_few_jobs(cli, spark, tmp_path, path):
     from reasonlake.api import Lakehouse
 
     write(tmp_path / "o.ttl", ONTOLOGY)
@@ -60,14 +66,16 @@ def test_a_close_on_spark_runs_few_jobs(cli, spark, tmp_path):
     lake.ingest("s", [jsonl(tmp_path / "filled.jsonl", [e for index in range(3) for e in _pane(index)])])
     lake.slide("v", until=3000)
     sc = spark.sparkContext
-    with evaluation_path("spark"):
-        sc.setJobGroup("a close on spark", "the close the test counts the jobs of")
+    with evaluation_path(path):
+        group = f"a close on the {path} path"  # a group per test: the session keeps the jobs of each
+        sc.setJobGroup(group, "the close the test counts the jobs of")
         try:
             lake.ingest("s", [jsonl(tmp_path / "next.jsonl", _pane(3))])
             record = lake.slide("v", until=4000)[-1]
         finally:
             sc.setLocalProperty("spark.jobGroup.id", None)  # later jobs in no group
-    jobs = len(sc.statusTracker().getJobIdsForGroup("a close on spark"))
+    jobs = len(sc.statusTracker().getJobIdsForGroup(group))
     # items enter, others renew, a pane expires; two rounds derive after the first
     assert (record.close, record.rounds) == (4000, 3) and record.expired and record.renewed
-    assert jobs <= MOST_JOBS, f"the close ran {jobs} Spark jobs"
+    most = MOST_JOBS if path == "spark" else MOST_JOBS_FETCHING
+    assert jobs <= most, f"the close ran {jobs} Spark jobs"

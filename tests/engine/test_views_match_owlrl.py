@@ -138,3 +138,14 @@ def test_spark_path_rdfs_plus_equals_owlrl_with_origins(lake, tmp_path):
 def test_spark_path_owl2rl_equals_owlrl_and_flags_violations(lake, tmp_path):
     run_suite(lake, tmp_path, "spark_owl2rl", "owl2rl", (4000, 2000, 500), unique_names=True,
               path="spark").require(violations=True)
+
+
+# A window too large for the driver: its rounds in the driver over the facts they fetch
+# from the table on Spark (reason/neighbourhood), with expiry and renewal at every close.
+# 85 s: the slow tier (the default suite checks every rule on this path in
+# test_owl2rl_rules.py, two closes each).
+@pytest.mark.slow
+def test_neighbourhood_path_owl2rl_equals_owlrl_and_flags_violations(lake, tmp_path):
+    run_suite(lake, tmp_path, "nb_owl2rl", "owl2rl", (3000, 1000, 250), unique_names=True,
+              path="neighbourhood", count=10).require(violations=True)
+

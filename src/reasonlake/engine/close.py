@@ -23,6 +23,7 @@ from reasonlake.engine import faults, observed
 from reasonlake.engine import expectations as expect
 from reasonlake.engine import repair_step as rep
 from reasonlake.engine.admit import Admission, admit, record_late
+from reasonlake.engine.arrow_bridge import from_spark
 from reasonlake.engine.compiled import Compiled, seed
 from reasonlake.engine.reason import budget, resident
 from reasonlake.engine.reason.paned_facts import PanedFacts
@@ -33,7 +34,7 @@ from reasonlake.engine.reason.spark_rounds import (
     run_fixpoint,
     run_resident,
 )
-from reasonlake.engine.store import catalog, file_list, state
+from reasonlake.engine.store import catalog, file_list, state, view_decoding
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as viol
 from reasonlake.engine.store.home import Home
@@ -141,7 +142,7 @@ class Close:
     def _kept(self) -> PanedFacts | None:
         """The table's facts after this close, to keep in the driver for the next (None:
         they are not all here)."""
-        if self.result.local is None or self.compiled.repair is not None:
+        if self.result.local is None or self.result.local.partial or self.compiled.repair is not None:
             return None
         return PanedFacts.of(self.result.local.known, mat.pane_of("origin", self.decl.window))
 
@@ -276,7 +277,9 @@ class SparkClose(Close):
             return base
 
     def admit(self) -> None:
-        super().admit()
+        # a close whose rounds run in the driver over the facts they fetch takes its new pane
+        # there too (read by delta-rs where the home allows it); repair reads it on Spark
+        super().admit(driver_rows=budget.neighbourhood_rows() if self.compiled.repair is None else 0)
         self.base = self._read_table()
 
     def repair(self) -> None:
@@ -290,9 +293,21 @@ class SparkClose(Close):
 
     def reason(self) -> Close:
         with step("rounds"):
-            self._reasoned(run_fixpoint(self.home.spark, self.base, self.seed_frame(), self.compiled.tables,
-                                        known_rows=self.base_rows, summary=change_summary(self.decl.window),
-                                        unique_seed_rows=self._unique_seed_rows()))
+            admission, background = self.admission, self.compiled.tables.background
+            # the admitted rows, when the close took them in the driver, are the whole seed
+            # unless repair or the background (first close) adds to it
+            only_admitted = (admission.rows is not None and self.repaired is None
+                             and (self.last is not None or background is None))
+            result = run_fixpoint(self.home.spark, self.base, self.seed_frame, self.compiled.tables,
+                                  known_rows=self.base_rows, summary=change_summary(self.decl.window),
+                                  unique_seed_rows=self._unique_seed_rows(),
+                                  seed_rows=admission.rows.drop("n") if only_admitted else None,
+                                  # a repair view's rounds stay with its repair, on Spark
+                                  fetching=self.compiled.repair is None)
+            if result.local is not None and result.summary is None:
+                # rounds run in the driver over the facts they fetched: the summary from its rows
+                result.summary = driver_change_summary(result.local.changed, self.decl.window)
+            self._reasoned(result)
         return self
 
     def _unique_seed_rows(self) -> int | None:
@@ -314,8 +329,9 @@ class SparkClose(Close):
                 mat.publish_repaired(home, decl.name, decl.window, repaired.base, self.result.changes,
                                      repaired.deleted)
             elif (touched := self._touched_panes()) is not None:
-                mat.publish_rewritten(home, decl.name, decl.window, self.base, self.result.changes, touched,
-                                      self.close if self.dropping else None, small=self.stats.n <= BROADCAST_ROWS)
+                if not self._rewritten_by_driver(touched):
+                    mat.publish_rewritten(home, decl.name, decl.window, self.base, self.result.changes, touched,
+                                          self.close if self.dropping else None, small=self.stats.n <= BROADCAST_ROWS)
             else:
                 if self.dropping:
                     mat.drop_expired(home, decl.name, self.close)
@@ -323,6 +339,25 @@ class SparkClose(Close):
                     mat.publish(home, decl.name, decl.window, self.result.changes,
                                 old_panes=_renewed_panes(self.result, decl.window) if self.stats.renewed else [])
         self._published()
+
+    def _rewritten_by_driver(self, touched: list[int]) -> bool:
+        """A close whose rounds ran in the driver over the facts they fetched, on a home the
+        driver writes (``replaces_in_driver``): the touched panes' rows collected (one job),
+        the changes applied there, and the panes written again by this process in one
+        commit with the expiry (``replace_panes``), as the driver backend publishes; False
+        (nothing written) elsewhere, or past the driver's room."""
+        local, decl = self.result.local, self.decl
+        if local is None or not self.home.access.replaces_in_driver(self.mat_path):
+            return False
+        panes = ", ".join(str(p) for p in touched)
+        in_touched = self.base.where(f"{view_decoding.expiration_pane(decl.window, 'origin')} IN ({panes})")
+        rows = from_spark(in_touched, limit=max(budget.neighbourhood_rows() - local.changed.height, 0))
+        if rows is None:
+            return False
+        changed = local.changed.select(rows.columns).cast(rows.schema)
+        facts = pl.concat([rows.join(changed.select("s", "p", "o"), on=["s", "p", "o"], how="anti"), changed])
+        facts = facts.with_columns(mat.pane_of("origin", decl.window).alias("exp_pane"))
+        return mat.replace_panes(self.home, decl.name, facts, set(touched), self.close if self.dropping else None)
 
     def _touched_panes(self) -> list[int] | None:
         """The panes the changes touch, where writing them again from the table as read
@@ -344,7 +379,8 @@ def file_list_ahead(home: Home, path: str, result: FixpointResult, compiled: Com
     unless that close will run from the facts kept in the driver and publish them by this
     process (``replaces_in_driver``): it then needs no file list of Delta's, and building
     one would take a core from it."""
-    if result.local is None or compiled.repair is not None or not home.access.replaces_in_driver(path):
+    kept = result.local is not None and not result.local.partial
+    if not kept or compiled.repair is not None or not home.access.replaces_in_driver(path):
         file_list.rebuild_ahead(home.spark, path)
 
 
@@ -390,6 +426,18 @@ def change_summary(window=None) -> dict:
         counts["old_panes"] = F.collect_set(leaving)
         counts["new_panes"] = F.collect_set(mat.expiration_pane("origin", window))
     return counts
+
+
+def driver_change_summary(changed: pl.DataFrame, window) -> dict:
+    """``change_summary``'s values over a step's changes held in the driver."""
+    renewed = changed.filter(pl.col("prev_origin").is_not_null())
+    return {
+        "n": changed.height,
+        "derived": changed.filter(pl.col("rule") != "explicit").height,
+        "renewed": renewed.height,
+        "old_panes": renewed.select(mat.pane_of("prev_origin", window).unique()).to_series().to_list(),
+        "new_panes": changed.select(mat.pane_of("origin", window).unique()).to_series().to_list(),
+    }
 
 
 def change_stats(result) -> ChangeStats:

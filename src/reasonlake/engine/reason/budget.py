@@ -63,6 +63,18 @@ LOCAL_ROWS = driver_rows()
 SEARCH_ROWS = 250_000
 
 
+# Facts a close on Spark may fetch into the driver to run its rounds there (``neighbourhood``):
+# those its change reaches. REASONLAKE_NEIGHBOURHOOD_ROWS sets it (0: the rounds of a close
+# too large for the driver run on Spark); None: as LOCAL_ROWS.
+_configured = os.environ.get("REASONLAKE_NEIGHBOURHOOD_ROWS")
+NEIGHBOURHOOD_ROWS: int | None = int(_configured) if _configured is not None else None
+
+
+def neighbourhood_rows() -> int:
+    """Facts a close on Spark may fetch into the driver for its rounds (0: none)."""
+    return LOCAL_ROWS if NEIGHBOURHOOD_ROWS is None else NEIGHBOURHOOD_ROWS
+
+
 def enabled(rows: int) -> bool:
     """Whether a step over ``rows`` facts runs in the driver: the one threshold of the engine."""
     return 0 < LOCAL_ROWS and rows <= LOCAL_ROWS

@@ -26,6 +26,13 @@ class Step:
     closed: vr.Closed
     violations_found: int | None = None  # set by step_violations: how many rows it found
     _changes: object = None
+    # the materialization was a Spark frame, of which the step fetched the facts it looked up
+    # (``run_neighbourhood``): ``known`` is not the window, and is never kept
+    fetches: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        return self.fetches is not None
 
     @property
     def changes(self):
@@ -72,13 +79,41 @@ def run_step(spark, base, seed, tables: ProgramTables, base_rows: int,
     return Step(spark, closed)
 
 
+def run_neighbourhood(spark, base, seed, tables: ProgramTables, room: int,
+                      seed_rows: pl.DataFrame | None = None) -> Step | None:
+    """The fixpoint of ``seed`` over ``base``, a Spark frame too large for the driver, run in
+    the driver over the facts of ``base`` the rounds look up (``neighbourhood``), within
+    ``room`` facts in all; None when it needs more (the caller runs it on Spark).
+    seed_rows: the seed (s, p, o, origin, rule) already in the driver."""
+    from reasonlake.engine.reason.neighbourhood import Neighbourhood
+
+    with timing.step("driver: collect"):
+        if seed_rows is None:
+            seed_rows = from_spark(seed, limit=room)
+        if seed_rows is None or seed_rows.height > room:
+            return None  # a seed of more rows than the room: the caller's seed frame has them
+        program = vr.vector_program(tables)
+    known = Neighbourhood(spark, base, room - seed_rows.height)
+    try:
+        with timing.step("driver: rounds"):
+            closed = vr.fixpoint(program, known, seed_rows, max_facts=room)
+    except (vr.TooLarge, vr.NeedsWholeWindow):
+        return None
+    return Step(spark, closed, fetches=known.fetches)
+
+
 def step_violations(spark, step: Step, tables: ProgramTables, terms=None):
     """find_violations for a step run in the driver: premises among the changes, the others
     from every fact the step saw (a fact renewed twice is there at each origin, and the
     violation rows keep the latest, as on Spark); terms: the dictionary, when the changed
     facts' literals are checked (dt-not-type)."""
     delta = step.changed.select("s", "p", "o", "origin")
-    found = vr.violations(tables.negative, delta, step.closed.full) if not delta.is_empty() else []
+    closed = step.closed
+    found = []
+    if not delta.is_empty():
+        def search():
+            return vr.violations(tables.negative, delta, closed.full, closed.probe)
+        found = closed.settled(search) if closed.settled is not None else search()
     if terms is not None:
         found += ill_typed.driver_violations(spark, terms, delta)
     step.violations_found = len(found)

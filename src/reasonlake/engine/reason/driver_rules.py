@@ -214,11 +214,13 @@ def _rows_frame(group: JoinGroup) -> pl.DataFrame:
 
 
 def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
-            keep_triples: bool = False, objects: dict | None = None):
+            keep_triples: bool = False, objects: dict | None = None, probe=None):
     """Every match of the group's body with at least one premise in Δ, as plans of binding
     columns, ``rule`` and origin<j> per premise (t<j>s/p/o too with keep_triples).
     present: the predicates Δ holds; objects: Δ's objects per predicate, or None (a
-    premise Δ holds nothing of is skipped unread)."""
+    premise Δ holds nothing of is skipped unread). probe(column, values): the facts whose
+    column holds one of values, for facts not all at hand (``neighbourhood``): each other
+    premise is then looked up by the terms the matches so far bind, not joined with ``full``."""
     rows = _rows_frame(group).lazy()
     for i in range(len(group.body)):
         if _premise_missing(group, i, present, objects):
@@ -231,7 +233,11 @@ def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: 
         current = first.lazy().join(rows, on=on, how="inner") if on else first.lazy().join(rows, how="cross")
         columns |= set(_rows_frame(group).columns)
         for j in _order(group, i):
-            other = _as_atom(full, group, j, keep_triples)
+            if probe is None:
+                other = _as_atom(full, group, j, keep_triples)
+            else:
+                current = current.collect().lazy()
+                other = _as_atom(_looked_up(probe, group, j, current), group, j, keep_triples)
             names = other.collect_schema().names()
             on = [c for c in names if c in columns]
             current = current.join(other, on=on, how="inner") if on else current.join(other, how="cross")
@@ -241,21 +247,44 @@ def matches(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: 
         yield current
 
 
+class NeedsWholeWindow(Exception):
+    """A premise shares no term with the matches before it: only the whole window answers."""
+
+
+def _looked_up(probe, group: JoinGroup, j: int, current: pl.LazyFrame) -> pl.LazyFrame:
+    """The facts premise j can match, looked up by a term the matches so far bind: its
+    subject or object bound by a variable (the few Δ reaches), else by a constant of the
+    group's rows, else its predicate."""
+    atom = group.body[j]
+    bound = set(current.collect_schema().names())
+    candidates = [(position, _column(term)) for position, term in zip(KEY, atom)]
+    for wanted in ("v", "k"):
+        for position, name in candidates:
+            if position != "p" and name.startswith(wanted) and name in bound:
+                return probe(position, current.select(name).collect().to_series())
+    position, name = candidates[1]
+    if name in bound:
+        return probe("p", current.select(name).collect().to_series())
+    raise NeedsWholeWindow(group.rows[0][0] if group.rows else "a rule")
+
+
 def _group_derivations(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
-                       same_as: int, objects: dict | None):
+                       same_as: int, objects: dict | None, probe=None):
     origins = [f"origin{j}" for j in range(len(group.body))]
     s, p, o = (_column(t) for t in group.head)
-    for found in matches(group, delta, full, present, objects=objects):
+    for found in matches(group, delta, full, present, objects=objects, probe=probe):
         out = found.select(pl.col(s).alias("s"), pl.col(p).alias("p"), pl.col(o).alias("o"),
                            pl.min_horizontal(origins).alias("origin"), "rule")
         yield out.filter((pl.col("s") >= 0) & (pl.col("p") >= 0)
                          & ~((pl.col("p") == same_as) & (pl.col("s") == pl.col("o"))))
 
 
-def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, probe=None) -> pl.LazyFrame:
+def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, probe=None,
+           probe_joins: bool = False) -> pl.LazyFrame:
     """Candidates (s, p, o, origin, rule) of one rule application with a premise in Δ, as
     one plan; ``full`` holds every fact seen, Δ included, and ``probe(column, values)``
-    finds those whose column holds one of values (None: a scan of ``full``)."""
+    finds those whose column holds one of values (None: a scan of ``full``); probe_joins:
+    the rule joins look their premises up through ``probe`` too (``full`` is not every fact)."""
     lazy = delta.lazy()
     parts = [
         _linear(lazy, program.by_value, ["p", "o"]),
@@ -266,7 +295,8 @@ def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, prob
         parts.append(_transitive(delta, probe or _scan(full), program.transitive))
     objects = objects_by_predicate(delta) if program.joins else None
     for group in program.joins:
-        parts.extend(_group_derivations(group, delta, full, present, program.same_as_id, objects))
+        parts.extend(_group_derivations(group, delta, full, present, program.same_as_id, objects,
+                                        probe if probe_joins else None))
     return pl.concat([part.select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA) for part in parts], how="vertical")
 
 
@@ -311,6 +341,10 @@ class Closed:
     full: pl.DataFrame  # the materialization before the step and every Δ (a violation search's facts)
     rounds: int
     _known: pl.DataFrame | None = None
+    # facts not all at hand (``neighbourhood``): how a search finds those it needs
+    # (``probe(column, values)``, every Δ included), and ``base`` and ``full`` hold only those found
+    probe: object = None
+    settled: object = None  # and how a search is built until all it looks up is at hand
 
     @property
     def known(self) -> pl.DataFrame:
@@ -336,18 +370,27 @@ def fixpoint(program: VectorProgram, known, seed: pl.DataFrame, max_facts: int |
     deltas: list[pl.DataFrame] = []
     accumulated = empty()  # the best change per fact so far
     candidates = seed.lazy().select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA)
+    partial = getattr(known, "partial", False)  # a Neighbourhood: facts fetched as looked up
     if isinstance(known, PanedFacts):
         probe, known = known.touching, known.frame()
+    elif partial:
+        probe = known.touching
     else:
         probe = _scan(known.select(FACT_SCHEMA.keys()))
-    base = known.select(FACT_SCHEMA.keys())
+    base = known.frame() if partial else known.select(FACT_SCHEMA.keys())
 
     def seen(column: str, values: pl.Series) -> pl.LazyFrame:  # the known facts and every Δ
         return pl.concat([probe(column, values), *(touching(d.lazy(), column, values) for d in deltas)])
 
+    # facts looked up as the plans are built (a Neighbourhood): each plan built until what
+    # it looks up is all fetched, then run
+    settled = known.settled if partial else (lambda build: build())
     while True:
         # one plan a round: the rules, the best per fact, what beats the known facts
-        best = _not_beaten(best_per_fact(candidates).collect(), probe).collect()
+        ranked = best_per_fact(candidates).collect()
+        if partial:
+            known.want(ranked)
+        best = settled(lambda: _not_beaten(ranked, probe).collect())
         delta = _not_beaten(best, _scan(accumulated)).collect()
         if delta.is_empty():
             break
@@ -357,23 +400,27 @@ def fixpoint(program: VectorProgram, known, seed: pl.DataFrame, max_facts: int |
         if max_facts is not None and known.height + accumulated.height > max_facts:
             raise TooLarge(known.height + accumulated.height)
         full = pl.concat([base.lazy(), *(d.lazy() for d in deltas)])
-        candidates = derive(program, delta, full, seen)
+        candidates = settled(lambda: derive(program, delta, full, seen, probe_joins=partial))
     before = probe("s", accumulated.get_column("s")).select(
         *KEY, pl.col("origin").alias("prev_origin"))
     changed = accumulated.lazy().join(before, on=KEY, how="left").collect()
-    return Closed(base=base, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas))
+    if partial:
+        base = known.frame()
+    return Closed(base=base, changed=changed, full=pl.concat([base, *deltas]), rounds=len(deltas),
+                  probe=seen if partial else None, settled=settled if partial else None)
 
 
-def violations(groups: list[JoinGroup], delta: pl.DataFrame, full: pl.DataFrame) -> list[tuple]:
+def violations(groups: list[JoinGroup], delta: pl.DataFrame, full: pl.DataFrame, probe=None) -> list[tuple]:
     """Violation rows (rule, bindings, triples, origin) with a premise in Δ, one per rule and
-    set of triples, the latest origin winning."""
+    set of triples, the latest origin winning; probe: as ``matches``'s, when ``full`` holds
+    only the facts fetched so far."""
     best: dict = {}
     present = frozenset(delta.get_column("p").unique().to_list())
     objects = objects_by_predicate(delta) if groups else None
     for group in groups:
         n = len(group.body)
         variables = group.variables
-        for found in matches(group, delta, full.lazy(), present, keep_triples=True, objects=objects):
+        for found in matches(group, delta, full.lazy(), present, keep_triples=True, objects=objects, probe=probe):
             columns = (["rule", *(f"v_{v}" for v in variables)]
                        + [f"t{j}{x}" for j in range(n) for x in KEY] + [f"origin{j}" for j in range(n)])
             for row in found.select(columns).collect().iter_rows():

@@ -144,22 +144,34 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
 BROADCAST_ROWS = 300_000
 
 
-def run_fixpoint(spark, base: DataFrame, seed: DataFrame, tables: ProgramTables, *,
+def run_fixpoint(spark, base: DataFrame, seed: DataFrame | Callable[[], DataFrame], tables: ProgramTables, *,
                  known_rows: int | None = None, summary: dict[str, Column] | None = None,
-                 unique_seed_rows: int | None = None) -> FixpointResult:
+                 unique_seed_rows: int | None = None, seed_rows=None, fetching: bool = True) -> FixpointResult:
     """base: the materialization before this step (s, p, o, origin, rule), already cached;
     ``known_rows``: its rows, when the caller counted them. seed: candidate facts (s, p, o,
-    origin, rule), e.g. the admitted items; ``unique_seed_rows``: its rows, when it is
+    origin, rule), e.g. the admitted items, or a function making them (called only when a
+    step needs them as a Spark frame); ``unique_seed_rows``: its rows, when it is
     checkpointed with one row per fact already (the admitted items alone), so that the first
-    round takes it as its best candidates. ``summary``: aggregates over the changes, computed
+    round takes it as its best candidates; ``seed_rows``: the seed's rows already in the
+    driver (a frame), for a step run there; ``fetching``: a base too large for the driver may
+    have the facts its rounds look up fetched into it (``neighbourhood``). ``summary``: aggregates over the changes, computed
     as they are checkpointed (``FixpointResult.summary``)."""
     known = base.select(*KEY, "origin", "rule")
     if known_rows is None:
         known_rows = base.count()
+    seed_frame = seed if callable(seed) else (lambda: seed)
     if budget.enabled(known_rows):
-        step = driver_rounds.run_step(spark, base, seed, tables, known_rows)
+        step = driver_rounds.run_step(spark, base, None if seed_rows is not None else seed_frame(), tables,
+                                      known_rows, seed_rows=seed_rows)
         if step is not None:
             return FixpointResult(None, rounds=step.rounds, local=step)
+    elif fetching and known_rows and budget.neighbourhood_rows() > 0:
+        # the window stays in Spark; the rounds run in the driver over the facts they reach
+        step = driver_rounds.run_neighbourhood(spark, base, None if seed_rows is not None else seed_frame(), tables,
+                                               budget.neighbourhood_rows(), seed_rows)
+        if step is not None:
+            return FixpointResult(None, rounds=step.rounds, local=step)
+    seed = seed_frame()
     deltas: list[DataFrame] = []
     candidates = seed
     known_best = None if unique_seed_rows is None else (seed, unique_seed_rows)
