@@ -277,10 +277,16 @@ class SparkClose(Close):
             return base
 
     def admit(self) -> None:
-        # a close whose rounds run in the driver over the facts they fetch takes its new pane
-        # there too (read by delta-rs where the home allows it); repair reads it on Spark
-        super().admit(driver_rows=budget.neighbourhood_rows() if self.compiled.repair is None else 0)
         self.base = self._read_table()
+        # a close whose rounds will run in the driver over the facts they fetch (a table too
+        # large for the driver) takes its new pane there too, read by delta-rs where the home
+        # allows it; repair reads it on Spark
+        super().admit(driver_rows=budget.neighbourhood_rows() if self._fetching() else 0)
+
+    def _fetching(self) -> bool:
+        """Whether the rounds may fetch what they look up from the table (decision 0057)."""
+        return (self.compiled.repair is None and bool(self.base_rows) and not budget.enabled(self.base_rows)
+                and budget.neighbourhood_rows() > 0)
 
     def repair(self) -> None:
         if self.compiled.repair is None:
@@ -304,7 +310,7 @@ class SparkClose(Close):
                                   seed_rows=admission.rows.drop("n") if only_admitted else None,
                                   # a repair view's rounds stay with its repair, on Spark
                                   fetching=self.compiled.repair is None)
-            if result.local is not None and result.summary is None:
+            if result.local is not None and result.local.partial:
                 # rounds run in the driver over the facts they fetched: the summary from its rows
                 result.summary = driver_change_summary(result.local.changed, self.decl.window)
             self._reasoned(result)
@@ -347,7 +353,7 @@ class SparkClose(Close):
         commit with the expiry (``replace_panes``), as the driver backend publishes; False
         (nothing written) elsewhere, or past the driver's room."""
         local, decl = self.result.local, self.decl
-        if local is None or not self.home.access.replaces_in_driver(self.mat_path):
+        if local is None or not local.partial or not self.home.access.replaces_in_driver(self.mat_path):
             return False
         panes = ", ".join(str(p) for p in touched)
         in_touched = self.base.where(f"{view_decoding.expiration_pane(decl.window, 'origin')} IN ({panes})")
