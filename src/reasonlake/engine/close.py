@@ -311,8 +311,11 @@ class SparkClose(Close):
                                   # a repair view's rounds stay with its repair, on Spark
                                   fetching=self.compiled.repair is None)
             if result.local is not None and result.local.partial:
-                # rounds run in the driver over the facts they fetched: the summary from its rows
-                result.summary = driver_change_summary(result.local.changed, self.decl.window)
+                # rounds run in the driver over the facts they fetched: the panes they touch,
+                # from its rows, as the rounds on Spark observe them (``change_summary``)
+                new = result.local.changed.select(mat.pane_of("origin", self.decl.window).unique())
+                result.summary = {"new_panes": new.to_series().to_list(),
+                                  "old_panes": _renewed_panes(result, self.decl.window)}
             self._reasoned(result)
         return self
 
@@ -350,7 +353,7 @@ class SparkClose(Close):
         """A close whose rounds ran in the driver over the facts they fetched, on a home the
         driver writes (``replaces_in_driver``): the touched panes' rows collected (one job),
         the changes applied there, and the panes written again by this process in one
-        commit with the expiry (``replace_panes``), as the driver backend publishes; False
+        commit with the expiry (``_replace_panes``), as the driver backend publishes; False
         (nothing written) elsewhere, or past the driver's room."""
         local, decl = self.result.local, self.decl
         if local is None or not local.partial or not self.home.access.replaces_in_driver(self.mat_path):
@@ -360,10 +363,9 @@ class SparkClose(Close):
         rows = from_spark(in_touched, limit=max(budget.neighbourhood_rows() - local.changed.height, 0))
         if rows is None:
             return False
-        changed = local.changed.select(rows.columns).cast(rows.schema)
-        facts = pl.concat([rows.join(changed.select("s", "p", "o"), on=["s", "p", "o"], how="anti"), changed])
-        facts = facts.with_columns(mat.pane_of("origin", decl.window).alias("exp_pane"))
-        return mat.replace_panes(self.home, decl.name, facts, set(touched), self.close if self.dropping else None)
+        pane_of = lambda origin: mat.pane_of(origin, decl.window)  # noqa: E731
+        facts, _ = PanedFacts.of(rows, pane_of("origin")).changed(local.changed, pane_of)
+        return _replace_panes(self.home, decl, facts, set(touched), self.close if self.dropping else None)
 
     def _touched_panes(self) -> list[int] | None:
         """The panes the changes touch, where writing them again from the table as read
@@ -432,18 +434,6 @@ def change_summary(window=None) -> dict:
         counts["old_panes"] = F.collect_set(leaving)
         counts["new_panes"] = F.collect_set(mat.expiration_pane("origin", window))
     return counts
-
-
-def driver_change_summary(changed: pl.DataFrame, window) -> dict:
-    """``change_summary``'s values over a step's changes held in the driver."""
-    renewed = changed.filter(pl.col("prev_origin").is_not_null())
-    return {
-        "n": changed.height,
-        "derived": changed.filter(pl.col("rule") != "explicit").height,
-        "renewed": renewed.height,
-        "old_panes": renewed.select(mat.pane_of("prev_origin", window).unique()).to_series().to_list(),
-        "new_panes": changed.select(mat.pane_of("origin", window).unique()).to_series().to_list(),
-    }
 
 
 def change_stats(result) -> ChangeStats:
