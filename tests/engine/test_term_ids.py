@@ -22,6 +22,44 @@ def test_driver_term_ids_equal_sparks(spark):
     assert dict(zip(frame["term"], frame["id"])) == spark_ids
 
 
+def _many_terms() -> list[str]:
+    """Enough terms of each byte length 0-140 (ASCII, and multi-byte UTF-8) that every
+    length is hashed as one matrix (``xxh64_columns``), plus a few of rare lengths."""
+    import random
+
+    rng = random.Random(5)
+    terms = {"<x>", '"y"'}
+    for length in range(1, 141):
+        for n in range(60):
+            word = ""
+            while len(word.encode()) < length - 3:
+                word += rng.choice("abcXYZ09<>:/#\"éü例" if n % 2 else "abcXYZ09<>:/#\"")
+            terms.add(word + "z" * (length - len(word.encode())))
+    return sorted(terms)
+
+
+def test_a_column_hashed_at_once_equals_xxhash_one_by_one():
+    import numpy as np
+    import xxhash
+
+    from reasonlake.engine.store.xxh64_columns import xxh64
+
+    terms = _many_terms()
+    want = np.array([xxhash.xxh64_intdigest(t.encode(), seed=42) for t in terms], dtype=np.uint64).view(np.int64)
+    assert (xxh64(pl.Series(terms), 42) == want).all()
+    sliced = pl.Series(terms).slice(37, 500)  # a series that starts inside its buffers
+    assert (xxh64(sliced, 42) == want[37:537]).all()
+    assert len(xxh64(pl.Series([], dtype=pl.String), 42)) == 0
+
+
+def test_many_driver_term_ids_equal_sparks(spark):
+    terms = _many_terms()
+    rows = spark.createDataFrame([(t,) for t in terms], "term STRING").select(
+        "term", term_id(F.col("term")).alias("id")).collect()
+    frame = driver_term_ids(pl.Series(terms))
+    assert dict(zip(frame["term"], frame["id"])) == {r.term: r.id for r in rows}
+
+
 def test_a_term_on_the_id_of_another_stops_the_ingest_and_writes_nothing(spark, tmp_path):
     import pytest
 

@@ -29,8 +29,9 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
-from reasonlake.engine.store import log_upkeep
+from reasonlake.engine.store import classic, log_upkeep
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
+from reasonlake.engine.store.classic import java_class
 from reasonlake.engine.store.locations import local_path
 
 # min/max statistics are written for these (what data skipping reads for our filters:
@@ -41,7 +42,6 @@ _SAFE_PARTITION_VALUE = re.compile(r"[A-Za-z0-9_.\-]+")
 
 
 def _jvm(spark):
-    from reasonlake.engine.store import classic
 
     found = classic.jvm(spark)
     if found is None:  # Spark Connect: no JVM in this process
@@ -63,7 +63,7 @@ def _open(spark, path: str) -> _Table:
     if folder is None:
         raise Unusable(f"{path} is not a local path")
     jvm, session = _jvm(spark)
-    log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(session, path)
+    log = java_class(jvm, "org.apache.spark.sql.delta.DeltaLog").forTable(session, path)
     txn = log.startTransaction()
     if txn.readVersion() < 0:
         raise Unusable(f"{path} is not a Delta table yet")
@@ -135,13 +135,14 @@ def _register_metrics(spark, table: _Table, metrics: dict[str, int]) -> None:
     numOutputRows, numRemovedFiles, ...), registered as Spark's writer registers them."""
     jvm, session = _jvm(spark)
     context = session.sparkContext()
-    registered = jvm.java.util.HashMap()
+    registered = java_class(jvm, "java.util.HashMap")()
+    create = java_class(jvm, "org.apache.spark.sql.execution.metric.SQLMetrics").createMetric
     for name, value in metrics.items():
-        metric = jvm.org.apache.spark.sql.execution.metric.SQLMetrics.createMetric(context, name)
+        metric = create(context, name)
         metric.set(int(value))
         registered.put(name, metric)
-    as_scala = jvm.scala.jdk.javaapi.CollectionConverters.asScala(registered)
-    immutable = getattr(getattr(getattr(jvm.scala.collection.immutable, "Map$"), "MODULE$"), "from")(as_scala)
+    as_scala = java_class(jvm, "scala.jdk.javaapi.CollectionConverters").asScala(registered)
+    immutable = getattr(getattr(java_class(jvm, "scala.collection.immutable.Map$"), "MODULE$"), "from")(as_scala)
     table.txn.registerSQLMetrics(session, immutable)
 
 
@@ -149,19 +150,19 @@ def _commit(spark, table: _Table, actions: list, mode: str, predicate: str | Non
             metrics: dict[str, int], user_metadata: str | None = None) -> int:
     _register_metrics(spark, table, metrics)
     jvm, _ = _jvm(spark)
-    delta = jvm.org.apache.spark.sql.delta
-    none = getattr(getattr(jvm.scala, "None$"), "MODULE$")
-    some = jvm.scala.Some
-    save_mode = getattr(jvm.org.apache.spark.sql.SaveMode, mode)
+    none = getattr(java_class(jvm, "scala.None$"), "MODULE$")
+    some = java_class(jvm, "scala.Some")
+    save_mode = getattr(java_class(jvm, "org.apache.spark.sql.SaveMode"), mode)
     # DeltaOperations.Write(mode, partitionBy, predicate, userMetadata, ...): Delta records
     # the commit as a WRITE
     # (``user_metadata``, when given, wins over the session's mark, as a writer's option does)
-    write = getattr(delta, "DeltaOperations$Write")(
+    write = java_class(jvm, "org.apache.spark.sql.delta.DeltaOperations$Write")(
         save_mode, none, some(predicate) if predicate else none, some(user_metadata) if user_metadata else none,
         *[none] * 5)
-    parsed = [a if not isinstance(a, str) else getattr(getattr(delta.actions, "Action$"), "MODULE$").fromJson(a)
-              for a in actions]
-    seq = jvm.scala.collection.JavaConverters.asScalaBuffer(jvm.java.util.ArrayList(parsed)).toSeq()
+    from_json = getattr(java_class(jvm, "org.apache.spark.sql.delta.actions.Action$"), "MODULE$").fromJson
+    parsed = [a if not isinstance(a, str) else from_json(a) for a in actions]
+    seq = java_class(jvm, "scala.collection.JavaConverters").asScalaBuffer(
+        java_class(jvm, "java.util.ArrayList")(parsed)).toSeq()
     version = int(table.txn.commit(seq, write))
     log_upkeep.tend(str(table.folder), version)
     return version
@@ -212,7 +213,7 @@ def replace_partitions(spark, path: str, frame: pl.DataFrame, *, column: str, re
         # Every file is read into the transaction, so a commit by anyone else since its
         # snapshot conflicts, as with replaceWhere. The list is the snapshot's state, which
         # file_list builds ahead after each of our commits.
-        files = jvm.scala.jdk.javaapi.CollectionConverters.asJava(table.txn.filterFiles())
+        files = java_class(jvm, "scala.jdk.javaapi.CollectionConverters").asJava(table.txn.filterFiles())
         gone = [f for f in files if replaced(int(f.partitionValues().apply(column)))]
         removes = [f.removeWithTimestamp(now, True) for f in gone]
         removed_bytes = sum(f.size() for f in gone)

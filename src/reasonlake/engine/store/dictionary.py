@@ -7,12 +7,14 @@ taken by another term is a collision and stops the job (never merged silently).
 """
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import xxhash
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.store import access
+from reasonlake.engine.store.xxh64_columns import xxh64
 from reasonlake.errors import TermCollisionError
 
 _SIGN = -(2**63)
@@ -43,15 +45,24 @@ def driver_term_id(term: str) -> int:
 
 def driver_term_ids(terms: pl.Series) -> pl.DataFrame:
     """Distinct terms of a series with their ids: columns term, id."""
-    distinct = terms.drop_nulls().unique().to_list()
-    return pl.DataFrame({"term": distinct, "id": [driver_term_id(t) for t in distinct]},
+    distinct = terms.drop_nulls().unique().cast(pl.String)
+    return pl.DataFrame({"term": distinct, "id": _signed_ids(distinct, distinct)},
                         schema={"term": pl.String, "id": pl.Int64})
+
+
+def _signed_ids(hashed: pl.Series, terms: pl.Series) -> pl.Series:
+    """term_id's sign rule over a column: XXH64 of ``hashed``, negative where the term in
+    ``terms`` is a literal (hashed a whole column at once: ``xxh64_columns``)."""
+    ids = xxh64(hashed, _SEED)
+    literal = terms.str.starts_with('"').to_numpy()
+    return pl.Series("id", np.where(literal, ids | np.int64(_SIGN), ids & np.int64(_MAGNITUDE)), dtype=pl.Int64)
 
 
 def _check(terms: pl.Series) -> pl.Series:
     """A second 64-bit hash of each term, from different bytes than its id: a term on the id
     of a known one is the known term when their checks agree too (else a collision)."""
-    return pl.Series("check", [driver_term_id(_CHECK_PREFIX + t) for t in terms.to_list()], dtype=pl.Int64)
+    terms = terms.cast(pl.String)
+    return _signed_ids(_CHECK_PREFIX + terms, _CHECK_PREFIX + terms).alias("check")
 
 
 _CHECK_PREFIX = "check:"
