@@ -31,12 +31,10 @@ def java_class(gateway, name: str):
     writes (a dozen classes each) when they were walked at each use."""
     from py4j.java_gateway import JavaClass
 
-    client = gateway._gateway_client
-    key = (id(client), name)
-    found = _CLASSES.get(key)
-    if found is None or found._gateway_client is not client:
-        found = _CLASSES[key] = JavaClass(name, client)
-    return found
+    key = (gateway._gateway_client, name)
+    if key not in _CLASSES:
+        _CLASSES[key] = JavaClass(name, gateway._gateway_client)
+    return _CLASSES[key]
 
 
 def delta_log(spark, path: str):

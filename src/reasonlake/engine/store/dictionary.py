@@ -46,14 +46,13 @@ def driver_term_id(term: str) -> int:
 def driver_term_ids(terms: pl.Series) -> pl.DataFrame:
     """Distinct terms of a series with their ids: columns term, id."""
     distinct = terms.drop_nulls().unique().cast(pl.String)
-    return pl.DataFrame({"term": distinct, "id": _signed_ids(distinct, distinct)},
+    return pl.DataFrame({"term": distinct, "id": _signed_ids(distinct)},
                         schema={"term": pl.String, "id": pl.Int64})
 
 
-def _signed_ids(hashed: pl.Series, terms: pl.Series) -> pl.Series:
-    """term_id's sign rule over a column: XXH64 of ``hashed``, negative where the term in
-    ``terms`` is a literal (hashed a whole column at once: ``xxh64_columns``)."""
-    ids = xxh64(hashed, _SEED)
+def _signed_ids(terms: pl.Series) -> pl.Series:
+    """driver_term_id over a column of terms, hashed at once (``xxh64_columns``)."""
+    ids = xxh64(terms, _SEED)
     literal = terms.str.starts_with('"').to_numpy()
     return pl.Series("id", np.where(literal, ids | np.int64(_SIGN), ids & np.int64(_MAGNITUDE)), dtype=pl.Int64)
 
@@ -62,7 +61,7 @@ def _check(terms: pl.Series) -> pl.Series:
     """A second 64-bit hash of each term, from different bytes than its id: a term on the id
     of a known one is the known term when their checks agree too (else a collision)."""
     terms = terms.cast(pl.String)
-    return _signed_ids(_CHECK_PREFIX + terms, _CHECK_PREFIX + terms).alias("check")
+    return _signed_ids(_CHECK_PREFIX + terms).alias("check")
 
 
 _CHECK_PREFIX = "check:"
