@@ -117,3 +117,42 @@ def test_a_table_with_deletion_vectors_reads_as_spark_reads_it_at_each_version(s
         expected = (reader if version is None else reader.option("versionAsOf", version)).load(path)
         plain = found.cast(found.schema.set(4, found.schema.field(4).with_type(pa.string())))  # string_view
         _same_rows(spark.createDataFrame(plain).select(*expected.columns), expected)
+
+
+def test_a_closes_facts_read_here_equal_sparks_live_rows_with_deletion_vectors(spark, tmp_path, monkeypatch):
+    """``facts_here`` (a close that does not hold the table reads it here): its count, its
+    streamed chunks (several), one pane and the look-up filter over them give the rows
+    Spark reads live after the close, deletion vectors applied."""
+    import polars as pl
+
+    from reasonlake.engine.reason.neighbourhood import FilesHere
+    from reasonlake.engine.store import facts_here
+    from reasonlake.engine.store.home import Home
+
+    home = Home(spark=spark, root=str(tmp_path / "home"))
+    path = home.mat_path("v")
+    spark.sql(f"CREATE TABLE delta.`{path}` (s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, "
+              "exp_pane BIGINT) USING DELTA PARTITIONED BY (exp_pane) TBLPROPERTIES (delta.enableDeletionVectors = true)")
+    spark.range(0, 3000).selectExpr("id AS s", "id % 7 AS p", "id * 3 AS o", "id AS origin", "'explicit' AS rule",
+                                    "id % 3 AS exp_pane").write.format("delta").mode("append").save(path)
+    spark.sql(f"DELETE FROM delta.`{path}` WHERE s % 10 = 0")
+    log = "".join(p.read_text() for p in (tmp_path / "home" / "mat_v" / "_delta_log").glob("*.json"))
+    assert '"deletionVector":{' in log, "Spark wrote no deletion vector: the case this test is for is gone"
+    monkeypatch.setattr(facts_here, "CHUNK_ROWS", 500)
+
+    here = facts_here.at_close(home, "v", close=0)
+    assert here is not None, "a local home's table was not read here"
+    live = spark.read.format("delta").load(path).where("exp_pane > 0").select("s", "p", "o", "origin", "rule")
+    assert here.rows == live.count() == 1800
+    chunks = list(here.chunks())
+    assert len(chunks) > 1, "one chunk: the streaming this test is for is not exercised"
+    _same_rows(spark.createDataFrame(pl.concat(chunks).to_arrow()), live)
+    _same_rows(spark.createDataFrame(here.all(10_000).to_arrow()), live)
+    assert here.all(1799) is None, "a read past its limit was not refused"
+    _same_rows(spark.createDataFrame(here.panes([2], 10_000).to_arrow()), live.where("o % 9 = 6"))
+    assert here.panes([1, 2], 1000) is None
+    terms, predicates = pl.Series([3, 33, 1500, 2997]), pl.Series([5])
+    looked_up = FilesHere(here).touching(terms, predicates, 10_000)
+    expected = live.where("s IN (3, 33, 1500, 2997) OR o IN (3, 33, 1500, 2997) OR p = 5")
+    assert not expected.isEmpty()
+    _same_rows(spark.createDataFrame(looked_up.to_arrow()), expected)

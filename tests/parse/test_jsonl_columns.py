@@ -52,6 +52,10 @@ def _line(rng: random.Random) -> str:
         del row[rng.choice(list(row))]
     if row.get("p") == TYPE and rng.random() < 0.1:
         row["o"] = "<http://www.w3.org/2002/07/owl#Class>"
+    if rng.random() < 0.2:  # members in another order than s, p, o, ts (the reader's other path)
+        keys = list(row)
+        rng.shuffle(keys)
+        row = {k: row[k] for k in keys}
     text = json.dumps(row, ensure_ascii=rng.random() < 0.5, separators=rng.choice([(",", ":"), (", ", ": ")]))
     if rng.random() < 0.03:  # a field given twice
         text = text[:-1] + ', "s": "<http://example.org/twice>"}'

@@ -32,6 +32,13 @@ _INTEGER = "-?(?:0|[1-9][0-9]{0,15})"
 _VALUE = f"(?:{_STRING}|{_INTEGER})"
 _MEMBER = f'"(?:s|p|o|ts)"{_WS}:{_WS}{_VALUE}'
 _ROW = f"^{_WS}\\{{{_WS}{_MEMBER}{_WS}(?:,{_WS}{_MEMBER}{_WS}){{3}}\\}}{_WS}$"
+# The members in the usual order (s, p, o, ts), matched and captured by one expression: a
+# row of that shape is a row of ``_ROW`` whose members ``_member`` extracts to the same
+# values (a member's key follows ``{`` or ``,``, which no quote inside a string does: it is
+# escaped), and one pass over the text replaces a match and four extracts (0.27 s against
+# 0.4-0.5 s for 200k rows).
+_ORDERED = (f"^{_WS}\\{{{_WS}" + f"{_WS},{_WS}".join(f'"{k}"{_WS}:{_WS}({_VALUE})' for k in ("s", "p", "o", "ts"))
+            + f"{_WS}\\}}{_WS}$")
 ITEM_SCHEMA = {"s": pl.String, "p": pl.String, "o": pl.String, "ts": pl.Int64, "line": pl.Int32,
                "event": pl.Int32}
 
@@ -54,10 +61,14 @@ def split_rows(data: bytes) -> Split | None:
     if lines is None:
         return None
     frame = pl.DataFrame({"text": lines}, schema={"text": pl.String}).with_row_index("index")
-    frame = frame.with_columns(pl.col("text").str.contains(_ROW).alias("shaped"))
-    shaped = frame.filter(pl.col("shaped"))
-    # four members, each s, p, o or ts: a key given twice leaves another missing (null)
-    values = shaped.select("index", *[_member(k).alias(k) for k in ("s", "p", "o", "ts")])
+    ordered = frame.select("index", pl.col("text").str.extract_groups(_ORDERED).alias("m")).unnest("m")
+    ordered = ordered.rename(dict(zip(ordered.columns[1:], ("s", "p", "o", "ts"))))
+    in_order = ordered.get_column("s").is_not_null()
+    values = ordered.filter(in_order)
+    if not in_order.all():
+        others = frame.filter(~in_order).filter(pl.col("text").str.contains(_ROW))
+        # four members, each s, p, o or ts: a key given twice leaves another missing (null)
+        values = pl.concat([values, others.select("index", *[_member(k).alias(k) for k in ("s", "p", "o", "ts")])])
     # a JSON string's text: the quotes off, its only escape (\\") undone
     text = {k: pl.col(k).str.slice(1, pl.col(k).str.len_chars() - 2).str.replace_all('\\"', '"', literal=True)
             for k in ("s", "p", "o")}

@@ -79,12 +79,13 @@ def run_step(spark, base, seed, tables: ProgramTables, base_rows: int,
     return Step(spark, closed)
 
 
-def run_neighbourhood(spark, base, seed, tables: ProgramTables, room: int,
+def run_neighbourhood(spark, source, seed, tables: ProgramTables, room: int,
                       seed_rows: pl.DataFrame | None = None) -> Step | None:
-    """The fixpoint of ``seed`` over ``base``, a Spark frame too large for the driver, run in
-    the driver over the facts of ``base`` the rounds look up (``neighbourhood``), within
-    ``room`` facts in all; None when it needs more (the caller runs it on Spark).
-    seed_rows: the seed (s, p, o, origin, rule) already in the driver."""
+    """The fixpoint of ``seed`` over a table too large for the driver, run in the driver over
+    the facts of it the rounds look up (``neighbourhood``; ``source``: where they are read,
+    ``SparkFacts`` or ``FilesHere``), within ``room`` facts in all; None when it needs more
+    (the caller runs it on Spark). seed_rows: the seed (s, p, o, origin, rule) already in
+    the driver."""
     from reasonlake.engine.reason.neighbourhood import Neighbourhood
 
     with timing.step("driver: collect"):
@@ -93,7 +94,7 @@ def run_neighbourhood(spark, base, seed, tables: ProgramTables, room: int,
         if seed_rows is None or seed_rows.height > room:
             return None  # a seed of more rows than the room: the caller's seed frame has them
         program = vr.vector_program(tables)
-    known = Neighbourhood(spark, base, room - seed_rows.height)
+    known = Neighbourhood(source, room - seed_rows.height)
     try:
         with timing.step("driver: rounds"):
             closed = vr.fixpoint(program, known, seed_rows, max_facts=room)

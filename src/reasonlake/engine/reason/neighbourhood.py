@@ -14,6 +14,10 @@ once per link it reaches that Δ's terms did not.
 
 The facts fetched are one row per fact, as the frame holds them. Past ``room`` rows the
 step gives up (``driver_rules.TooLarge``) and the close runs its rounds on Spark.
+
+Where the facts come from is the source's: ``SparkFacts`` semi-joins the frame on Spark
+(a home only Spark reads: object storage, a cluster), ``FilesHere`` streams the table's
+files through this process (a home whose files it reads, ``facts_here``: no Spark job).
 """
 from __future__ import annotations
 
@@ -25,20 +29,66 @@ from reasonlake.engine import timing
 from reasonlake.engine.arrow_bridge import from_spark, to_spark
 from reasonlake.engine.reason.driver_rules import FACT_SCHEMA, TooLarge, empty, touching
 from reasonlake.engine.store.dictionary import driver_term_id
+from reasonlake.engine.store.facts_here import FactsHere
 from reasonlake.engine.store.schemas import FACT_COLUMNS, KEY
 from reasonlake.vocab import TYPE
 
 TYPE_ID = driver_term_id(TYPE)
 
 
+class SparkFacts:
+    """The facts of a Spark frame (s, p, o, origin, rule), fetched by semi-joins on Spark."""
+
+    def __init__(self, spark, base: DataFrame):
+        self.spark = spark
+        self.base = base.select(*FACT_COLUMNS)
+
+    def touching(self, terms: pl.Series, predicates: pl.Series, limit: int) -> pl.DataFrame | None:
+        """The facts whose subject or object is one of ``terms`` or whose predicate is one of
+        ``predicates`` (one scan, one job); None past ``limit`` rows."""
+        parts = []
+        if not terms.is_empty():
+            wanted = F.broadcast(to_spark(self.spark, pl.DataFrame({"v": terms}), "v BIGINT"))
+            # two semi-joins, each on one column's equality (a hash join each); one join on
+            # "s = v OR o = v" would compare every pair
+            parts += [self.base.join(wanted, F.col(c) == F.col("v"), "left_semi") for c in ("s", "o")]
+        if not predicates.is_empty():
+            wanted = F.broadcast(to_spark(self.spark, pl.DataFrame({"v": predicates}), "v BIGINT"))
+            parts.append(self.base.join(wanted, F.col("p") == F.col("v"), "left_semi"))
+        rows = parts[0]
+        for part in parts[1:]:
+            rows = rows.unionByName(part)
+        return from_spark(rows, limit=limit)
+
+
+class FilesHere:
+    """The facts of the view's table read by this process (``facts_here``): each fetch one
+    streamed scan of the live facts, filtered a chunk at a time."""
+
+    def __init__(self, facts: FactsHere):
+        self.facts = facts
+
+    def touching(self, terms: pl.Series, predicates: pl.Series, limit: int) -> pl.DataFrame | None:
+        among_terms, among_predicates = terms.implode(), predicates.implode()
+        found, rows = [], 0
+        for chunk in self.facts.chunks():
+            kept = chunk.filter(pl.col("s").is_in(among_terms) | pl.col("o").is_in(among_terms)
+                                | pl.col("p").is_in(among_predicates))
+            found.append(kept)
+            rows += kept.height
+            if rows > limit:
+                return None
+        return pl.concat([empty(), *found])
+
+
 class Neighbourhood:
-    """Facts of ``base`` (s, p, o, origin, rule, one row per fact) fetched on demand."""
+    """Facts of a source (``SparkFacts``, ``FilesHere``; s, p, o, origin, rule, one row per
+    fact) fetched on demand."""
 
     partial = True  # ``driver_rules.fixpoint``: not every fact is at hand
 
-    def __init__(self, spark, base: DataFrame, room: int):
-        self.spark = spark
-        self.base = base.select(*FACT_COLUMNS)
+    def __init__(self, source: SparkFacts | FilesHere, room: int):
+        self.source = source
         self.room = room
         self.facts = empty()
         self.terms = _values([])  # every subject and object fetched so far
@@ -92,39 +142,24 @@ class Neighbourhood:
 
     def _fetch_pending(self) -> bool:
         """Fetch the facts of the terms and predicates noted and not fetched yet, in one
-        scan of the frame; whether there were any."""
+        scan of the source; whether there were any."""
         terms = _missing(self.pending_terms, self.terms)
         predicates = _missing(self.pending_predicates, self.predicates)
         self.pending_terms, self.pending_predicates = [], []
         if terms.is_empty() and predicates.is_empty():
             return False
-        parts = []
-        if not terms.is_empty():
-            wanted = F.broadcast(to_spark(self.spark, pl.DataFrame({"v": terms}), "v BIGINT"))
-            # two semi-joins, each on one column's equality (a hash join each); one join on
-            # "s = v OR o = v" would compare every pair
-            parts += [self.base.join(wanted, F.col(c) == F.col("v"), "left_semi") for c in ("s", "o")]
-            self.terms = pl.concat([self.terms, terms])
-        if not predicates.is_empty():
-            wanted = F.broadcast(to_spark(self.spark, pl.DataFrame({"v": predicates}), "v BIGINT"))
-            parts.append(self.base.join(wanted, F.col("p") == F.col("v"), "left_semi"))
-            self.predicates = pl.concat([self.predicates, predicates])
-        rows = parts[0]
-        for part in parts[1:]:
-            rows = rows.unionByName(part)
-        self._add(rows)
-        return True
-
-    def _add(self, rows: DataFrame) -> None:
         with timing.step("driver: fetch neighbours"):
-            fetched = from_spark(rows, limit=self.room - self.facts.height)
+            fetched = self.source.touching(terms, predicates, self.room - self.facts.height)
         self.fetches += 1
+        self.terms = pl.concat([self.terms, terms])
+        self.predicates = pl.concat([self.predicates, predicates])
         if fetched is None:
             raise TooLarge(self.room)
         # a fact found by its subject and by its object comes twice, and may have come before
         self.facts = pl.concat([self.facts, fetched.cast(FACT_SCHEMA)]).unique(KEY, keep="first", maintain_order=True)
         if self.facts.height > self.room:
             raise TooLarge(self.facts.height)
+        return True
 
 
 def _values(values) -> pl.Series:

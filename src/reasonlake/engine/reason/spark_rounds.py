@@ -144,11 +144,15 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
 BROADCAST_ROWS = 300_000
 
 
-def run_fixpoint(spark, base: DataFrame, seed: DataFrame | Callable[[], DataFrame], tables: ProgramTables, *,
-                 known_rows: int | None = None, summary: dict[str, Column] | None = None,
-                 unique_seed_rows: int | None = None, seed_rows=None, fetching: bool = True) -> FixpointResult:
-    """base: the materialization before this step (s, p, o, origin, rule), already cached;
-    ``known_rows``: its rows, when the caller counted them. seed: candidate facts (s, p, o,
+def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFrame | Callable[[], DataFrame],
+                 tables: ProgramTables, *, known_rows: int | None = None, summary: dict[str, Column] | None = None,
+                 unique_seed_rows: int | None = None, seed_rows=None, fetching: bool = True,
+                 here=None) -> FixpointResult:
+    """base: the materialization before this step (s, p, o, origin, rule), already cached,
+    or a function making it (called only when the step reads it through Spark); ``here``:
+    the same facts as this process reads them (``facts_here.FactsHere``), which a step in
+    the driver reads instead of collecting ``base``; ``known_rows``: its rows, when the
+    caller counted them. seed: candidate facts (s, p, o,
     origin, rule), e.g. the admitted items, or a function making them (called only when a
     step needs them as a Spark frame); ``unique_seed_rows``: its rows, when it is
     checkpointed with one row per fact already (the admitted items alone), so that the first
@@ -156,21 +160,28 @@ def run_fixpoint(spark, base: DataFrame, seed: DataFrame | Callable[[], DataFram
     driver (a frame), for a step run there; ``fetching``: a base too large for the driver may
     have the facts its rounds look up fetched into it (``neighbourhood``). ``summary``: aggregates over the changes, computed
     as they are checkpointed (``FixpointResult.summary``)."""
-    known = base.select(*KEY, "origin", "rule")
+    base_frame = base if callable(base) else (lambda: base)
     if known_rows is None:
-        known_rows = base.count()
+        known_rows = base_frame().count()
     seed_frame = seed if callable(seed) else (lambda: seed)
     if budget.enabled(known_rows):
-        step = driver_rounds.run_step(spark, base, None if seed_rows is not None else seed_frame(), tables,
-                                      known_rows, seed_rows=seed_rows)
+        read = None if here is None else here.all(budget.LOCAL_ROWS)
+        step = driver_rounds.run_step(spark, None if read is not None else base_frame(),
+                                      None if seed_rows is not None else seed_frame(), tables,
+                                      known_rows, known=read, seed_rows=seed_rows)
         if step is not None:
             return FixpointResult(None, rounds=step.rounds, local=step)
     elif fetching and known_rows and budget.neighbourhood_rows() > 0:
-        # the window stays in Spark; the rounds run in the driver over the facts they reach
-        step = driver_rounds.run_neighbourhood(spark, base, None if seed_rows is not None else seed_frame(), tables,
-                                               budget.neighbourhood_rows(), seed_rows)
+        # the window stays where it is; the rounds run in the driver over the facts they reach
+        from reasonlake.engine.reason.neighbourhood import FilesHere, SparkFacts
+
+        source = SparkFacts(spark, base_frame()) if here is None else FilesHere(here)
+        step = driver_rounds.run_neighbourhood(spark, source, None if seed_rows is not None else seed_frame(),
+                                               tables, budget.neighbourhood_rows(), seed_rows)
         if step is not None:
             return FixpointResult(None, rounds=step.rounds, local=step)
+    base = base_frame()
+    known = base.select(*KEY, "origin", "rule")
     seed = seed_frame()
     deltas: list[DataFrame] = []
     candidates = seed

@@ -63,3 +63,32 @@ def read_files(folder: Path, paths: list[str], columns: list[str]) -> list[pa.Ta
     import pyarrow.parquet as pq
 
     return [pq.read_table(folder / unquote(path), columns=columns) for path in paths]
+
+
+def open_table(folder: Path, version: int | None = None):
+    """The Delta table in ``folder`` as delta-rs opens it (its latest version unless given),
+    or None where delta-rs refuses it (a feature or version it does not read)."""
+    try:
+        import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
+
+        return deltalake.DeltaTable(str(folder), version=version)
+    except Exception as exc:  # the caller reads otherwise
+        log.debug("not opened here: %s", exc)
+        return None
+
+
+# Rows per batch of a streamed query: DataFusion's default (8k) makes a Python step per 8k
+# rows; 64k keeps a scan of a million rows to a few dozen.
+STREAM_BATCH_ROWS = 65_536
+
+
+def stream(tables: dict, sql: str):
+    """``sql`` over ``tables`` (name -> an ``open_table``) as a stream of Arrow record
+    batches, run as they are read (a scan held one batch at a time, not the whole result)."""
+    import deltalake
+
+    builder = deltalake.QueryBuilder({"datafusion.execution.batch_size": str(STREAM_BATCH_ROWS)})
+    for name, table in tables.items():
+        builder = builder.register(name, table)
+    for batch in builder.execute(sql):
+        yield pa.record_batch(batch)
