@@ -40,7 +40,7 @@ class FactsHere:
     """The facts of a view's table live after ``close`` (``exp_pane > close``), at the
     table's version when opened; ``rows``: how many."""
 
-    table: object  # delta-rs's DeltaTable at that version
+    table: object  # the table as delta-rs opened it, at that version
     close: int
     rows: int
 
