@@ -241,6 +241,7 @@ class SparkClose(Close):
         self.here: facts_here.FactsHere | None = None  # the same, read by this process instead
         self.base_rows: int | None = None  # its rows, counted as it was read (None: not counted)
         self.dropping = False  # expired partitions still to drop (with the publish, in one commit)
+        self.after: PanedFacts | None = None  # the table's facts after the close, when the publish built them
 
     @classmethod
     def taking_over(cls, driver: DriverClose) -> SparkClose:
@@ -387,9 +388,9 @@ class SparkClose(Close):
         if local is None or not self.home.access.replaces_in_driver(self.mat_path):
             return False
         pane_of = lambda origin: mat.pane_of(origin, decl.window)  # noqa: E731
-        if not local.partial:  # every fact of the table after this close
-            facts = PanedFacts.of(local.known, pane_of("origin"))
-            return _replace_panes(self.home, decl, facts, set(touched), self.close if self.dropping else None)
+        if not local.partial:  # every fact of the table after this close, kept for the next (``_kept``)
+            self.after = PanedFacts.of(local.known, pane_of("origin"))
+            return _replace_panes(self.home, decl, self.after, set(touched), self.close if self.dropping else None)
         room = max(budget.neighbourhood_rows() - local.changed.height, 0)
         # read here, the table as the rounds read it (a collect through Spark took 2.9 s of a
         # 200k-item close, this read 0.1-0.3 s); every touched pane is live at this close
@@ -403,6 +404,9 @@ class SparkClose(Close):
             return False
         facts, _ = PanedFacts.of(rows, pane_of("origin")).changed(local.changed, pane_of)
         return _replace_panes(self.home, decl, facts, set(touched), self.close if self.dropping else None)
+
+    def _kept(self) -> PanedFacts | None:
+        return self.after if self.after is not None else super()._kept()
 
     def _touched_panes(self) -> list[int] | None:
         """The panes the changes touch, where writing them again from the table as read

@@ -21,9 +21,9 @@ import polars as pl
 
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.compile.join_groups import JoinGroup
-from reasonlake.engine.store.schemas import EXPLICIT, KEY
+from reasonlake.engine.store.schemas import EXPLICIT, FACT_FRAME_SCHEMA, KEY
 
-FACT_SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}
+FACT_SCHEMA = FACT_FRAME_SCHEMA
 
 
 def empty(schema: dict = FACT_SCHEMA) -> pl.DataFrame:

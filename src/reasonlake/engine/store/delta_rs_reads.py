@@ -65,13 +65,13 @@ def read_files(folder: Path, paths: list[str], columns: list[str]) -> list[pa.Ta
     return [pq.read_table(folder / unquote(path), columns=columns) for path in paths]
 
 
-def open_table(folder: Path, version: int | None = None):
-    """The Delta table in ``folder`` as delta-rs opens it (its latest version unless given),
-    or None where delta-rs refuses it (a feature or version it does not read)."""
+def open_table(folder: Path):
+    """The Delta table in ``folder`` at its latest version as delta-rs opens it, or None
+    where delta-rs refuses it (a feature or version it does not read)."""
     try:
         import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
 
-        return deltalake.DeltaTable(str(folder), version=version)
+        return deltalake.DeltaTable(str(folder))
     except Exception as exc:  # the caller reads otherwise
         log.debug("not opened here: %s", exc)
         return None

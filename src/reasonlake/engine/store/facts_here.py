@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from reasonlake.engine.store import delta_rs_reads
+from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA as SCHEMA
 
-SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}
 COLUMNS = ", ".join(SCHEMA)
 
 # Rows a streamed scan gathers before it hands them on: a filter over a chunk builds its
@@ -43,10 +43,6 @@ class FactsHere:
     table: object  # the table as delta-rs opened it, at that version
     close: int
     rows: int
-
-    @property
-    def version(self) -> int:
-        return self.table.version()
 
     def _batches(self, where: str):
         return delta_rs_reads.stream({"mat": self.table}, f"SELECT {COLUMNS} FROM mat WHERE {where}")

@@ -6,11 +6,16 @@ with one there.
 """
 from __future__ import annotations
 
+import polars as pl
+
 # --- facts -------------------------------------------------------------------------------
 KEY = ["s", "p", "o"]  # a fact's identity: subject, predicate, object ids
 FACT_COLUMNS = ["s", "p", "o", "origin", "rule"]
 EXPLICIT = "explicit"  # the rule of a stream item (or background fact) itself
 FACT_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"
+# the same as a driver frame's schema (the rounds in the driver, and the store's reads of a
+# view's table in this process)
+FACT_FRAME_SCHEMA = {"s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String}
 # A fixpoint's change: a fact that entered or took a later origin (prev_origin: the one it left)
 CHANGE_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING, prev_origin BIGINT"
 # A window's admitted items, with how many events each stands for
