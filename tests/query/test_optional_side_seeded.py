@@ -79,3 +79,34 @@ def _where(query: str):
 ])
 def test_certain_variables_are_those_every_solution_binds(query, certain):
     assert _certain(_where(query)) == certain
+
+
+SPARK_CASES = ["nested optional", "left rows repeated", "minus in the side", "constant left"]
+
+
+@pytest.mark.parametrize("limit", [250_000, 0], ids=["seed broadcast", "seed shuffled"])
+def test_a_seeded_optional_on_spark_answers_as_rdflib_broadcast_or_not(spark, monkeypatch, limit):
+    """Spark's seed is marked to be broadcast when its left rows are few
+    (``SparkFrames.seed``); marked or not, the answers are rdflib's."""
+    from reasonlake.engine import spark_frames
+    from tests.query.small_graphs import on_spark
+
+    monkeypatch.setattr(spark_frames, "SEED_BROADCAST_ROWS", limit)
+    for name in SPARK_CASES:
+        found = on_spark(spark, DATA, PREFIX + QUERIES[name])
+        assert found == rdflibs(DATA, PREFIX + QUERIES[name]) and sum(found.values()) > 0, name
+
+
+def test_spark_marks_a_seed_of_few_left_rows_to_be_broadcast(spark, monkeypatch):
+    from reasonlake.engine import spark_frames
+
+    frames = spark_frames.SparkFrames(spark)
+    rows = frames.numbered(spark.createDataFrame([(f"<http://ex/a{i}>",) for i in range(5)],
+                                                 f"{spark_frames._physical('a')} string"), "$row")
+
+    def hinted(seed) -> bool:
+        return "broadcast" in seed._jdf.queryExecution().analyzed().toString().lower()
+
+    assert hinted(frames.seed(rows, ["a"], None))
+    monkeypatch.setattr(spark_frames, "SEED_BROADCAST_ROWS", 4)
+    assert not hinted(frames.seed(rows, ["a"], None))

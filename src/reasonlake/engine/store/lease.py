@@ -152,7 +152,9 @@ def _decide(rows: pl.DataFrame, view: str, command: str,
     ours = [r["since"] for r in mine.iter_rows(named=True) if r["holder"] == HOLDER and r["until"] >= now]
     holder = None if ours else next(iter(_live(rows, view, now)), None)
     first = (waiting_since if waiting_since is not None else now, HOLDER)
-    ahead = [] if ours else [h for h in _live(rows, _queue(view), now) if (h.since, h.holder) < first]
+    # the longest waiter first, whatever order the table's files give its rows in
+    ahead = [] if ours else sorted((h for h in _live(rows, _queue(view), now) if (h.since, h.holder) < first),
+                                   key=lambda h: (h.since, h.holder))
     if holder is not None or ahead:
         waiter = None if holder is not None else replace(ahead[0], command=f"{ahead[0].command} (waiting for it)")
         return _ticket(rows, view, command, waiting_since, now), holder or waiter

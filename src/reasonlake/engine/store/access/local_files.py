@@ -90,7 +90,8 @@ class LocalFiles:
     def after_write(self, path: str) -> None:
         log_upkeep.tend(path)
 
-    def _writer(self):
+    def _writer(self, path: str):
+        """The module that commits the driver's rows to ``path``."""
         if not self.writes_here:
             raise Unusable("the driver's commits are turned off")
         return self.writer
@@ -99,12 +100,12 @@ class LocalFiles:
         return self.writes_here and local_path(path) is not None
 
     def append(self, path, frame, *, txn=None):
-        return self._writer().append(self.spark, path, frame, txn=txn)
+        return self._writer(path).append(self.spark, path, frame, txn=txn)
 
     def replace_partitions(self, path, frame, *, column, replaced, predicate, user_metadata=None):
-        writer = self._writer()
+        writer = self._writer(path)
         return (self.replacer or writer).replace_partitions(self.spark, path, frame, column=column, replaced=replaced,
                                                  predicate=predicate, user_metadata=user_metadata)
 
     def rewrite_small(self, path, change):
-        return self._writer().rewrite_small(self.spark, path, change)
+        return self._writer(path).rewrite_small(self.spark, path, change)
