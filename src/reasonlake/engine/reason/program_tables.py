@@ -19,23 +19,44 @@ FROM_S, FROM_O, CONSTANT = 0, 1, 2
 class ProgramTables:
     type_id: int
     same_as_id: int
-    # the one-premise rules (``LINEAR_SCHEMA``): premise (x in_p in_o), e.g. rdf:type C or a
-    # hasValue restriction's (x P v), or (x in_p y), any y, where in_o is null
-    linear: DataFrame
     joins: list[JoinGroup] = field(default_factory=list)  # positive multi-premise rules
     negative: list[JoinGroup] = field(default_factory=list)  # violation patterns
-    background: DataFrame | None = None  # s, p, o, origin (+inf), rule
     checks_literals: bool = False  # dt-not-type: literals checked against their datatype
     # driver_matching.LocalProgram: these tables as Python look-ups, built on first use
     local: object = field(default=None, repr=False, compare=False)
     # driver_rules.VectorProgram: these tables as driver frames, built on first use
     vector: object = field(default=None, repr=False, compare=False)
-    # the linear rules (``LINEAR_COLUMNS``: the rows of ``linear``) and the transitive
-    # properties (p, trule) as driver frames; the rounds on Spark name those properties as
-    # literals
+    # the one-premise rules (``LINEAR_COLUMNS``): premise (x in_p in_o), e.g. rdf:type C or a
+    # hasValue restriction's (x P v), or (x in_p y), any y, where in_o is null; the
+    # transitive properties (p, trule); the background facts (s, p, o, origin (+inf), rule),
+    # None when there are none: as driver frames, and as Spark frames (``linear``,
+    # ``background``) made from them on first use. The rounds on Spark name the transitive
+    # properties as literals
     driver_linear: pl.DataFrame | None = field(default=None, repr=False, compare=False)
     driver_transitive: pl.DataFrame | None = field(default=None, repr=False, compare=False)
     driver_background: pl.DataFrame | None = field(default=None, repr=False, compare=False)
+    spark: object = field(default=None, repr=False, compare=False)
+    _spark_frames: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def linear(self) -> DataFrame:
+        """The one-premise rules as a Spark frame (``LINEAR_SCHEMA``), made when first asked
+        for: a close whose rounds run in the driver never asks, and a fresh process's first
+        ``createDataFrame`` took 1.4 s of a scheduled job's first close (the JVM's schema
+        parser and Arrow conversion loaded for it)."""
+        return self._spark_frame("linear", self.driver_linear, LINEAR_SCHEMA)
+
+    @property
+    def background(self) -> DataFrame | None:
+        """The background facts as a Spark frame, made when first asked for; None: none."""
+        if self.driver_background is None:
+            return None
+        return self._spark_frame("background", self.driver_background, BACKGROUND_SCHEMA)
+
+    def _spark_frame(self, name: str, rows: pl.DataFrame, schema: str) -> DataFrame:
+        if name not in self._spark_frames:
+            self._spark_frames[name] = self.spark.createDataFrame(rows.rows(), schema)
+        return self._spark_frames[name]
 
 
 def _source(position: str) -> int:
@@ -50,12 +71,14 @@ def term_ids(spark, terms: set[str]) -> dict[str, int]:
 
 LINEAR_COLUMNS = {"rule": pl.String, "in_p": pl.Int64, "in_o": pl.Int64, "head_s_from_o": pl.Boolean,
                   "out_p": pl.Int64, "out_o_from": pl.Int32, "out_o": pl.Int64}
+BACKGROUND_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"
 LINEAR_SCHEMA = "rule STRING, in_p BIGINT, in_o BIGINT, head_s_from_o BOOLEAN, out_p BIGINT, out_o_from INT, out_o BIGINT"
 
 
 def encode_program(spark, program: Program, extra_background=()) -> ProgramTables:
-    """The program's tables with their terms as ids, computed in the driver: Spark frames of
-    rows made here (no job, no call to a Connect server) and the same rows as driver frames."""
+    """The program's tables with their terms as ids, computed in the driver: driver frames,
+    and Spark frames of the same rows made here when first asked for (no job, no call to a
+    Connect server)."""
     def ident(term: str | None) -> int | None:
         return None if term is None else driver_term_id(term)
 
@@ -79,10 +102,9 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     facts = [(rule, *triple) for rule, triple in program.background] + [
         ("explicit", *triple) for triple in extra_background
     ]
-    background = driver_background = None
+    driver_background = None
     if facts:
         encoded_facts = [(*(driver_term_id(t) for t in triple), NEVER, rule) for rule, *triple in facts]
-        background = spark.createDataFrame(encoded_facts, "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING")
         driver_background = pl.DataFrame(encoded_facts, orient="row", schema={
             "s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String})
     transitive = pl.DataFrame(transitive_rows, schema={"p": pl.Int64, "trule": pl.String}, orient="row")
@@ -90,12 +112,11 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     return ProgramTables(
         type_id=ids[TYPE],
         same_as_id=ids[SAME_AS],
-        linear=spark.createDataFrame(rows, LINEAR_SCHEMA),
         joins=joins,
         negative=negative,
-        background=background,
         checks_literals=program.checks_literals,
         driver_linear=encoded,
         driver_transitive=transitive,
         driver_background=driver_background,
+        spark=spark,
     )
