@@ -7,8 +7,8 @@ partition's files, Delta's transaction needs the table's file list, which the JV
 from the log with Spark jobs (0.4-0.9 s after every commit of a view's table, most of an
 idle close), where delta-rs replays the log itself in milliseconds (decision 0047).
 
-The two tables that only the driver writes and only this process reads (``DRIVER_TABLES``:
-the closes' records, the leases) are committed by delta-rs whole while this process reads
+The two tables that only the driver writes and no Spark job reads (``DRIVER_TABLES``: the
+closes' records, the leases) are committed by delta-rs whole while this process reads
 the home's files (decision 0060): an append to ``view_state`` through the JVM's
 transaction took 0.05-0.15 s, most of it the session's log brought up to date, against
 0.02-0.03 s by delta-rs. Whole, because a table must not switch between the two writers:
