@@ -9,6 +9,7 @@ from pyspark.sql import DataFrame
 from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.join_groups import JoinGroup, group_rules
 from reasonlake.engine.store.dictionary import driver_term_id
+from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA, FACT_SCHEMA
 from reasonlake.vocab import SAME_AS, TYPE
 
 # How a head term is built from the premise: its subject, its object, or a constant.
@@ -51,7 +52,7 @@ class ProgramTables:
         """The background facts as a Spark frame, made when first asked for; None: none."""
         if self.driver_background is None:
             return None
-        return self._spark_frame("background", self.driver_background, BACKGROUND_SCHEMA)
+        return self._spark_frame("background", self.driver_background, FACT_SCHEMA)
 
     def _spark_frame(self, name: str, rows: pl.DataFrame, schema: str) -> DataFrame:
         if name not in self._spark_frames:
@@ -71,7 +72,6 @@ def term_ids(spark, terms: set[str]) -> dict[str, int]:
 
 LINEAR_COLUMNS = {"rule": pl.String, "in_p": pl.Int64, "in_o": pl.Int64, "head_s_from_o": pl.Boolean,
                   "out_p": pl.Int64, "out_o_from": pl.Int32, "out_o": pl.Int64}
-BACKGROUND_SCHEMA = "s BIGINT, p BIGINT, o BIGINT, origin BIGINT, rule STRING"
 LINEAR_SCHEMA = "rule STRING, in_p BIGINT, in_o BIGINT, head_s_from_o BOOLEAN, out_p BIGINT, out_o_from INT, out_o BIGINT"
 
 
@@ -105,8 +105,7 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     driver_background = None
     if facts:
         encoded_facts = [(*(driver_term_id(t) for t in triple), NEVER, rule) for rule, *triple in facts]
-        driver_background = pl.DataFrame(encoded_facts, orient="row", schema={
-            "s": pl.Int64, "p": pl.Int64, "o": pl.Int64, "origin": pl.Int64, "rule": pl.String})
+        driver_background = pl.DataFrame(encoded_facts, orient="row", schema=FACT_FRAME_SCHEMA)
     transitive = pl.DataFrame(transitive_rows, schema={"p": pl.Int64, "trule": pl.String}, orient="row")
     joins, negative = group_rules(program.positive(), ids), group_rules(program.negative(), ids)
     return ProgramTables(
