@@ -3,7 +3,8 @@
 A close's rounds look facts up by a term: the facts whose subject is one of Δ's objects
 (a transitive chain, a join), the known facts with a candidate's subject (does it beat
 them?). Over one frame each look-up is a scan of the window, and at 21M facts the rounds of
-a 10k-item close took 0.9-1.0 s of its 1.1 s. Here each look-up is a binary search.
+a 10k-item close took 0.9-1.0 s of its 1.1 s. Here each look-up reads a few rows of each
+sorted run (``sorted_keys``).
 
 The index is a few *runs* per column, each a frame sorted by that column (Differential
 Dataflow's arrangements, kept as a log-structured merge): the first made from the window's
@@ -31,6 +32,7 @@ import numpy as np
 import polars as pl
 
 from reasonlake.engine.reason.driver_rules import FACT_SCHEMA
+from reasonlake.engine.reason.sorted_keys import SortedKeys
 from reasonlake.engine.store.schemas import FACT_COLUMNS as COLUMNS
 from reasonlake.engine.store.schemas import KEY
 
@@ -40,19 +42,39 @@ MAX_RUNS = 8
 
 
 @dataclass(frozen=True)
+class Run:
+    """Facts sorted by one column, with that column's ids ready for look-ups."""
+    rows: pl.DataFrame
+    keys: SortedKeys
+    newest_pane: int  # a scan of a 2M-row run at every close's expiry cost 0.5 ms
+
+    @classmethod
+    def sorted_by(cls, column: str, rows: pl.DataFrame) -> Run:
+        """``rows`` (never empty) sorted by ``column``."""
+        rows = rows.sort(column).rechunk()
+        # the column's own buffer (one chunk, and ids have no nulls): no copy
+        return cls(rows, SortedKeys(rows.get_column(column).to_numpy()), rows.get_column(PANE).max())
+
+    @property
+    def height(self) -> int:
+        return self.rows.height
+
+
+@dataclass(frozen=True)
 class FactIndex:
-    runs: dict[str, tuple[pl.DataFrame, ...]]  # column -> runs sorted by it, oldest first
+    runs: dict[str, tuple[Run, ...]]  # column -> runs sorted by it, oldest first
     expired_upto: int | None  # rows of panes at or before this are gone
 
     @classmethod
     def of(cls, rows: pl.DataFrame) -> FactIndex:
         """From the window's facts (s, p, o, origin, rule, and their pane as ``_pane``)."""
-        return cls({column: (rows.sort(column),) if rows.height else () for column in INDEXED}, None)
+        return cls({column: (Run.sorted_by(column, rows),) if rows.height else () for column in INDEXED},
+                   None)
 
     def expire(self, upto: int) -> FactIndex:
         upto = upto if self.expired_upto is None else max(upto, self.expired_upto)
         # a run whose newest pane has left holds nothing any more
-        return FactIndex({column: tuple(run for run in runs if _newest_pane(run) > upto)
+        return FactIndex({column: tuple(run for run in runs if run.newest_pane > upto)
                           for column, runs in self.runs.items()}, upto)
 
     def changed(self, changes: pl.DataFrame) -> FactIndex:
@@ -61,12 +83,12 @@ class FactIndex:
             return self
         runs = {}
         for column in INDEXED:
-            stack = [*self.runs[column], changes.sort(column)]
+            stack = [*self.runs[column], Run.sorted_by(column, changes)]
             while len(stack) > MAX_RUNS:
                 at = min(range(len(stack) - 1), key=lambda i: stack[i].height + stack[i + 1].height)
-                older, newer = stack[at], stack[at + 1]
-                stack[at:at + 2] = [self._live(pl.concat([newer, older], how="vertical")).sort(column)]
-            runs[column] = tuple(run for run in stack if run.height)
+                merged = self._live(pl.concat([stack[at + 1].rows, stack[at].rows], how="vertical"))
+                stack[at:at + 2] = [Run.sorted_by(column, merged)] if merged.height else []
+            runs[column] = tuple(stack)
         return FactIndex(runs, self.expired_upto)
 
     def _live(self, rows: pl.DataFrame) -> pl.DataFrame:
@@ -76,26 +98,19 @@ class FactIndex:
 
     def touching(self, column: str, values: pl.Series) -> pl.DataFrame:
         """The facts held whose ``column`` (s or o) is one of ``values`` (s, p, o, origin, rule)."""
-        wanted = values.unique().drop_nulls().sort().to_numpy()
+        wanted = _distinct(values)
         found = []
         if len(wanted):
             for run in reversed(self.runs[column]):  # newest first
-                # numpy's search over the column's buffer (no copy: ids have no nulls): Polars'
-                # ``search_sorted`` cost about 1 ms a call whatever the sizes, and a close of the
-                # IMaRS 1M window made some 150 of them (11 look-ups, 2 searches, up to 8 runs)
-                sorted_column = run.get_column(column).to_numpy()
-                lo = np.searchsorted(sorted_column, wanted, "left").astype(np.int64)
-                hi = np.searchsorted(sorted_column, wanted, "right").astype(np.int64)
-                lengths = hi - lo
-                total = int(lengths.sum())
-                if total:
-                    # the row numbers of every range [lo, hi), one after the other
-                    starts = np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
-                    found.append(run[starts + np.arange(total)])
+                at = run.keys.rows(wanted)
+                if len(at):
+                    found.append(run.rows[at])
         if not found:
             return pl.DataFrame(schema=FACT_SCHEMA)
         return self._live(pl.concat(found, how="vertical")).select(COLUMNS)
 
 
-def _newest_pane(run: pl.DataFrame) -> int:
-    return run.get_column(PANE).max()  # runs are never empty
+def _distinct(values: pl.Series) -> np.ndarray:
+    """The ids in ``values``, once each, ascending (numpy's ``unique`` took five times as long)."""
+    ids = np.sort(values.drop_nulls().to_numpy().astype(np.int64, copy=False))
+    return ids[np.concatenate(([True], ids[1:] != ids[:-1]))] if len(ids) else ids
