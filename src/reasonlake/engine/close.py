@@ -263,10 +263,15 @@ class SparkClose(Close):
             if self.compiled.repair is not None:  # repair reads and changes the table after expiry
                 self.expired = mat.expire(home, name, self.close)
                 rep.expire(home, name, self.close)
-            else:  # dropped by the publish's commit: one commit, and no new snapshot to read
-                self.expired = mat.expiring(home, name, self.close)
-                self.dropping = self.expired > 0
+            else:  # dropped by the publish's commit: one commit, and no new snapshot to read;
+                # counted as the table is read (``_read_table``), by the job that reads it
+                self.expired = None
         faults.reached("expire")
+
+    def _expiring(self, rows: int) -> None:
+        """The rows leaving the window at this close, counted: the publish drops their panes."""
+        self.expired = rows
+        self.dropping = rows > 0
 
     def _read_table(self):
         """The table after expiry: where this process reads the home's files and the view
@@ -277,6 +282,8 @@ class SparkClose(Close):
                 self.here = facts_here.at_close(self.home, self.decl.name, self.close)
             if self.here is not None:
                 self.base_rows = self.here.rows
+                if self.expired is None:  # the log's partition values, read here: no job
+                    self._expiring(mat.expiring(self.home, self.decl.name, self.close))
                 return None
         return self._spark_base()
 
@@ -287,9 +294,14 @@ class SparkClose(Close):
         with step("read materialization"):
             # The table after expiry, read once: every round joins it, and a Delta scan per
             # round (snapshot, file index, deletion vectors) costs far more than one local copy.
-            table = mat.current(self.home, self.decl.name).where(F.col("exp_pane") > self.close)
-            base, counted = observed.checkpointed(
-                table.select("s", "p", "o", "origin", "rule"), rows=F.count(F.lit(1)))
+            table, live = mat.current(self.home, self.decl.name), F.col("exp_pane") > self.close
+            columns = ["s", "p", "o", "origin", "rule"]
+            if self.expired is None:  # the rows leaving counted by the same job (expire)
+                base, counted = observed.checkpointed_where(
+                    table, live, columns, rows=F.count_if(live), expired=F.count_if(~live))
+                self._expiring(counted["expired"])
+            else:
+                base, counted = observed.checkpointed(table.where(live).select(*columns), rows=F.count(F.lit(1)))
             self.base_rows = counted["rows"]
             self.base = base
             return base

@@ -27,3 +27,19 @@ def checkpointed(frame: DataFrame, **aggregates: Column) -> tuple[DataFrame, dic
     seen = Observation()
     out = frame.observe(seen, *named).localCheckpoint()
     return out, seen.get
+
+
+def checkpointed_where(frame: DataFrame, condition: Column, columns: list[str],
+                       **aggregates: Column) -> tuple[DataFrame, dict]:
+    """``columns`` of the rows of ``frame`` where ``condition`` holds, checkpointed, and each
+    of ``aggregates`` over *every* row of ``frame``: what the filter leaves out is counted by
+    the job that reads it, not by a query of its own (over a Delta table, a count of some
+    partitions was four jobs: the files filtered, the scan, its exchange, its result)."""
+    named = [column.alias(name) for name, column in aggregates.items()]
+    if classic.jvm(frame.sparkSession) is None:
+        out = frame.where(condition).select(*columns).localCheckpoint()
+        return out, frame.agg(*named).first().asDict()
+    seen = Observation()
+    # the observation stands below the filter, so the filter is not pushed into the scan
+    out = frame.observe(seen, *named).where(condition).select(*columns).localCheckpoint()
+    return out, seen.get
