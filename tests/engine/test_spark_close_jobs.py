@@ -20,9 +20,8 @@ from tests.engine.paths import evaluation_path
 # snapshot the DELETE's version needed, before: decision 0056)
 MOST_JOBS = 45
 # A window too large for the driver: the rounds in the driver over the facts they fetch, the
-# new pane admitted there too, the touched panes written by this process (decision 0057):
-# 6-9 jobs in bench/throughput.py's closes; 10 here, 5 of them Delta's snapshot of the
-# version the driver's close before it committed
+# new pane admitted there too, the touched panes written by this process (decision 0057);
+# on a local home the table is counted, looked up and read here (decision 0059): no job
 MOST_JOBS_FETCHING = 12
 # The same on a home only Spark reads (``REASONLAKE_SMALL_TABLES=0``, as object storage is
 # read): the table read and checkpointed (the rows leaving counted by that job, decision
