@@ -20,7 +20,7 @@ from reasonlake.engine.store import classic
 def checkpointed(frame: DataFrame, **aggregates: Column) -> tuple[DataFrame, dict]:
     """``frame`` checkpointed (``localCheckpoint``, eager), and the value of each of
     ``aggregates`` over its rows, by name."""
-    named = [column.alias(name) for name, column in aggregates.items()]
+    named = _named(aggregates)
     if classic.jvm(frame.sparkSession) is None:
         out = frame.localCheckpoint()
         return out, out.agg(*named).first().asDict()
@@ -35,7 +35,7 @@ def checkpointed_where(frame: DataFrame, condition: Column, columns: list[str],
     of ``aggregates`` over *every* row of ``frame``: what the filter leaves out is counted by
     the job that reads it, not by a query of its own (over a Delta table, a count of some
     partitions was four jobs: the files filtered, the scan, its exchange, its result)."""
-    named = [column.alias(name) for name, column in aggregates.items()]
+    named = _named(aggregates)
     if classic.jvm(frame.sparkSession) is None:
         out = frame.where(condition).select(*columns).localCheckpoint()
         return out, frame.agg(*named).first().asDict()
@@ -43,3 +43,7 @@ def checkpointed_where(frame: DataFrame, condition: Column, columns: list[str],
     # the observation stands below the filter, so the filter is not pushed into the scan
     out = frame.observe(seen, *named).where(condition).select(*columns).localCheckpoint()
     return out, seen.get
+
+
+def _named(aggregates: dict[str, Column]) -> list[Column]:
+    return [column.alias(name) for name, column in aggregates.items()]

@@ -44,11 +44,15 @@ class SortedKeys:
         total = int(sizes.sum())
         if total > ROWS_A_KEY * len(wanted) + 1024:
             return self._searched(wanted)
-        # every row of every key's bucket, one bucket after the other
-        at = np.arange(total) + np.repeat(first - np.cumsum(sizes) + sizes, sizes)
+        at = _spans(first, sizes, total)  # every row of every key's bucket
         return at[self.keys[at] == np.repeat(wanted, sizes)]
 
     def _searched(self, wanted: np.ndarray) -> np.ndarray:
         lo = np.searchsorted(self.keys, wanted, "left").astype(np.int64)
         lengths = np.searchsorted(self.keys, wanted, "right") - lo
-        return np.arange(int(lengths.sum())) + np.repeat(lo - np.cumsum(lengths) + lengths, lengths)
+        return _spans(lo, lengths, int(lengths.sum()))
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray, total: int) -> np.ndarray:
+    """The numbers of every range [start, start + length), one range after the other."""
+    return np.arange(total) + np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
