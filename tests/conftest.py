@@ -98,26 +98,32 @@ def shared_or_skip(*parts: str) -> Path:
     return target
 
 
-# CI runs the slow suites "when time allows": .ci/run sets this deadline (epoch seconds) so
-# that no test starts after it; those left are skipped with this reason, listed at the end of
-# the run (pytest_terminal_summary), and run in full with `bash scripts/test.sh -m slow`.
+# CI runs the slow suites "when time allows", and on a slow day the default suite's last
+# tests too: .ci/run sets this deadline (epoch seconds) so that no test starts after it but
+# the oracle suites it requires; those left are skipped with this reason, listed at the end
+# of the run (pytest_terminal_summary), and run in full with `bash scripts/test.sh` (`-m slow`).
 DEADLINE_ENV = "REASONLAKE_TEST_DEADLINE"
 _DEADLINE_SKIPPED = pytest.StashKey[list]()
 
 # Tests run in this order of value, so that a deadline drops the least valuable ones: first
-# the oracle suites (the engine against owlrl and Definition 7, the W3C conformance cases),
-# then the example job, the suites over Spark Connect, crash recovery, every other test,
-# and the Brick models last (about 18 min). A path prefix relative to the repository per
-# rank; within a rank, and among the tests no prefix names, the collection order is kept (a
-# stable sort), so a module's tests stay together.
+# the oracle suites (the engine against owlrl and Definition 7, the W3C conformance cases,
+# the SPARQL answers against rdflib's), then the example job, the suites over Spark Connect,
+# crash recovery, the unit tests of the compiler, the parsers and the declarations (seconds
+# each), every other test, and the Brick models last (about 18 min). A path prefix relative
+# to the repository per rank; within a rank, and among the tests no prefix names, the
+# collection order is kept (a stable sort), so a module's tests stay together.
 RUN_ORDER = (
     "tests/engine/test_views_match_owlrl.py",
     "tests/engine/test_repair_matches_definition7.py",
     "tests/conformance/",
+    "tests/query/test_matches_rdflib.py",
     "tests/test_example_job.py",
     "tests/cli/test_imars_example.py",
     "tests/connect/",
     "tests/cli/test_crash_recovery.py",
+    "tests/compile/",
+    "tests/parse/",
+    "tests/declare/",
     None,  # everything else
     "tests/brick/",
 )
@@ -160,7 +166,7 @@ def pytest_runtest_setup(item):
     else:
         return
     item.config.stash.setdefault(_DEADLINE_SKIPPED, []).append(item.nodeid)
-    pytest.skip(f"{why} ({DEADLINE_ENV}); run `bash scripts/test.sh -m slow` for this test")
+    pytest.skip(f"{why} ({DEADLINE_ENV}); run it with `bash scripts/test.sh -m 'slow or not slow' {item.nodeid}`")
 
 
 def pytest_report_header(config):

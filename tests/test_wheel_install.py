@@ -3,7 +3,11 @@ virtual environment without extras, it brings neither pyspark nor delta-spark, a
 no Spark works there; a Spark command says which extra to install. Under spark-submit, that
 install takes the submit's Spark and Delta: no delta-spark package, no local master.
 
-The dependencies come from PyPI (pip's cache makes a second run quicker); the tests skip
+Two installs. The default suite's takes the wheel's dependencies as this environment resolved
+them (``installed``: each distribution the wheel's requirements reach without extras,
+linked into the new environment, then ``pip check`` there): no network, a few seconds, and a
+slow index cannot stall the suite (one stalled a CI run for 20 minutes). The spark-submit
+test installs from PyPI as a cluster does (pip's cache makes a second run quicker); it skips
 only when PyPI cannot be reached."""
 from __future__ import annotations
 
@@ -31,21 +35,78 @@ def _pypi_or_skip() -> None:
         pytest.skip(f"PyPI cannot be reached (pip index versions pyyaml: {probe.stderr.strip()[-300:]})")
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """(the built wheel, the python of a new environment that has it installed without extras)."""
-    _pypi_or_skip()
-    root = tmp_path_factory.mktemp("wheel")
+def _built(root: Path) -> Path:
     built = _pip("wheel", "--no-deps", "-q", "-w", str(root / "dist"), str(REPO))
     assert built.returncode == 0, built.stderr[-3000:]
     (wheel,) = (root / "dist").glob("reasonlake-*.whl")
-    # no pip inside: this interpreter's pip installs into it (`--python`), and skipping the
-    # bytecode of the ~1 GB of dependencies halves the install
+    return wheel
+
+
+def _new_environment(root: Path) -> Path:
+    # no pip inside: this interpreter's pip installs into it (`--python`)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True, timeout=300)
-    python = root / "venv" / "bin" / "python"
+    return root / "venv" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the built wheel, the python of a new environment that has it and the distributions its
+    requirements reach without extras, as this environment has them installed)."""
+    root = tmp_path_factory.mktemp("wheel")
+    wheel, python = _built(root), _new_environment(root)
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    entries = {top.name: top for dist in _reached(_requires(wheel)) for top in _top_level(dist)}
+    for name, entry in entries.items():
+        (site / name).symlink_to(entry)
+    done = _pip("--python", str(python), "install", "-q", "--no-deps", "--no-index", "--no-compile", str(wheel))
+    assert done.returncode == 0, done.stderr[-3000:]
+    checked = _pip("--python", str(python), "check")  # every requirement met by what is there, offline
+    assert checked.returncode == 0, checked.stdout[-3000:] + checked.stderr[-1000:]
+    return wheel, python
+
+
+@pytest.fixture(scope="module")
+def installed_from_pypi(tmp_path_factory):
+    """(the built wheel, the python of a new environment that pip installed it in from PyPI
+    without extras)."""
+    _pypi_or_skip()
+    root = tmp_path_factory.mktemp("wheel")
+    wheel, python = _built(root), _new_environment(root)
+    # skipping the bytecode of the ~1 GB of dependencies halves the install
     done = _pip("--python", str(python), "install", "-q", "--no-compile", str(wheel))
     assert done.returncode == 0, done.stderr[-3000:]
     return wheel, python
+
+
+def _reached(requirements: list[str]) -> list:
+    """The installed distributions that ``requirements`` (none of their extras unless named)
+    reach, each checked against the version the requirement asks."""
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    found: dict[str, metadata.Distribution] = {}
+    todo = [(Requirement(line), "") for line in requirements]
+    while todo:
+        req, extra = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        name = canonicalize_name(req.name)
+        if name not in found:
+            dist = metadata.distribution(req.name)
+            assert req.specifier.contains(dist.version, prereleases=True), f"{req}: {dist.version} installed here"
+            found[name] = dist
+        dist = found[name]
+        todo += [(Requirement(line), wanted) for line in dist.requires or [] for wanted in ("", *req.extras)]
+    return list(found.values())
+
+
+def _top_level(dist) -> set[Path]:
+    """The entries of site-packages a distribution's files are under (not its scripts)."""
+    base = Path(dist.locate_file(""))
+    return {base / file.parts[0] for file in dist.files or [] if file.parts[0] != ".."}
 
 
 def _requires(wheel: Path) -> list[str]:
@@ -124,10 +185,10 @@ print("master:", SparkSession.getActiveSession().conf.get("spark.master"))
 @pytest.mark.slow
 @pytest.mark.long
 @pytest.mark.minutes(5)
-def test_spark_submit_session_is_the_submits(installed, tmp_path):
+def test_spark_submit_session_is_the_submits(installed_from_pypi, tmp_path):
     import pyspark
 
-    _, python = installed
+    _, python = installed_from_pypi
     spark_home = Path(pyspark.__file__).parent
     job = tmp_path / "job.py"
     job.write_text(_JOB)
