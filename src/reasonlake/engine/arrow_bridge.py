@@ -30,9 +30,11 @@ def _cores(spark) -> int:
     return classic.default_parallelism(spark) or 200
 
 
-def from_spark(frame, columns: list[str] = FACT_COLUMNS, limit: int | None = None) -> pl.DataFrame | None:
-    """The frame's columns as a driver frame; None when it has more than ``limit`` rows."""
-    table = collect_arrow(frame, columns, limit)
+def from_spark(frame, columns: list[str] = FACT_COLUMNS, limit: int | None = None,
+               most: int | None = None) -> pl.DataFrame | None:
+    """The frame's columns as a driver frame; None when it has more than ``limit`` rows
+    (``most``: as ``collect_arrow``)."""
+    table = collect_arrow(frame, columns, limit, most)
     return None if table is None else pl.from_arrow(table)
 
 
@@ -44,10 +46,15 @@ def collect(frame, columns: list[str], limit: int | None = None) -> list[tuple] 
     return list(zip(*(c.to_pylist() for c in table.columns))) if table.num_rows else []
 
 
-def collect_arrow(frame, columns: list[str], limit: int | None = None):
-    """The frame's columns as an Arrow table; None when it has more than ``limit`` rows."""
+def collect_arrow(frame, columns: list[str], limit: int | None = None, most: int | None = None):
+    """The frame's columns as an Arrow table; None when it has more than ``limit`` rows.
+    ``most``: the most rows the frame can have, where the caller knows it (a part of a table
+    it counted); within ``limit``, no limit is asked of Spark. A collect with a limit moves
+    every row to one task first (Spark's CollectLimitExec: a shuffle into one partition, then
+    one task makes all the Arrow batches): 4.0-5.4 s against 2.8-4.7 s for 400k facts of
+    2M, 2 cores."""
     frame = frame.select(*columns)
-    if limit is not None:
+    if limit is not None and (most is None or most > limit):
         frame = frame.limit(limit + 1)
     table = frame.toArrow()
     if limit is not None and table.num_rows > limit:

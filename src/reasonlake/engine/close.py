@@ -411,7 +411,7 @@ class SparkClose(Close):
             panes = ", ".join(str(p) for p in touched)
             in_touched = self._spark_base().where(
                 f"{view_decoding.expiration_pane(decl.window, 'origin')} IN ({panes})")
-            rows = from_spark(in_touched, limit=room)
+            rows = from_spark(in_touched, limit=room, most=self.base_rows)
         if rows is None:
             return False
         facts, _ = PanedFacts.of(rows, pane_of("origin")).changed(local.changed, pane_of)

@@ -39,9 +39,10 @@ TYPE_ID = driver_term_id(TYPE)
 class SparkFacts:
     """The facts of a Spark frame (s, p, o, origin, rule), fetched by semi-joins on Spark."""
 
-    def __init__(self, spark, base: DataFrame):
+    def __init__(self, spark, base: DataFrame, rows: int | None = None):
         self.spark = spark
         self.base = base.select(*FACT_COLUMNS)
+        self.rows = rows  # the frame's rows, where counted
 
     def touching(self, terms: pl.Series, predicates: pl.Series, limit: int) -> pl.DataFrame | None:
         """The facts whose subject or object is one of ``terms`` or whose predicate is one of
@@ -58,7 +59,8 @@ class SparkFacts:
         rows = parts[0]
         for part in parts[1:]:
             rows = rows.unionByName(part)
-        return from_spark(rows, limit=limit)
+        # a fact comes at most once a part
+        return from_spark(rows, limit=limit, most=None if self.rows is None else self.rows * len(parts))
 
 
 class FilesHere:

@@ -175,7 +175,7 @@ def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFra
         # the window stays where it is; the rounds run in the driver over the facts they reach
         from reasonlake.engine.reason.neighbourhood import FilesHere, SparkFacts
 
-        source = SparkFacts(spark, base_frame()) if here is None else FilesHere(here)
+        source = SparkFacts(spark, base_frame(), known_rows) if here is None else FilesHere(here)
         step = driver_rounds.run_neighbourhood(spark, source, None if seed_rows is not None else seed_frame(),
                                                tables, budget.neighbourhood_rows(), seed_rows)
         if step is not None:
