@@ -6,7 +6,7 @@ install takes the submit's Spark and Delta: no delta-spark package, no local mas
 Two installs. The default suite's takes the wheel's dependencies as this environment resolved
 them (``installed``: each distribution the wheel's requirements reach without extras,
 linked into the new environment, then ``pip check`` there): no network, a few seconds, and a
-slow index cannot stall the suite (one stalled a CI run for 20 minutes). The spark-submit
+slow index cannot stall the suite (one held a run 16 minutes on a day PyPI answered slowly). The spark-submit
 test installs from PyPI as a cluster does (pip's cache makes a second run quicker); it skips
 only when PyPI cannot be reached."""
 from __future__ import annotations
@@ -88,6 +88,7 @@ def _reached(requirements: list[str]) -> list:
     from packaging.utils import canonicalize_name
 
     found: dict[str, metadata.Distribution] = {}
+    followed: set[tuple[str, str]] = set()  # (distribution, extra) whose requirements are queued
     todo = [(Requirement(line), "") for line in requirements]
     while todo:
         req, extra = todo.pop()
@@ -98,8 +99,9 @@ def _reached(requirements: list[str]) -> list:
             dist = metadata.distribution(req.name)
             assert req.specifier.contains(dist.version, prereleases=True), f"{req}: {dist.version} installed here"
             found[name] = dist
-        dist = found[name]
-        todo += [(Requirement(line), wanted) for line in dist.requires or [] for wanted in ("", *req.extras)]
+        for wanted in {"", *req.extras} - {e for n, e in followed if n == name}:
+            followed.add((name, wanted))  # a cycle of requirements is followed once
+            todo += [(Requirement(line), wanted) for line in found[name].requires or []]
     return list(found.values())
 
 
