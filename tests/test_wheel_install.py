@@ -6,9 +6,9 @@ install takes the submit's Spark and Delta: no delta-spark package, no local mas
 Two installs. The default suite's takes the wheel's dependencies as this environment resolved
 them (``installed``: each distribution the wheel's requirements reach without extras,
 linked into the new environment, then ``pip check`` there): no network, a few seconds, and a
-slow index cannot stall the suite (a run once sat 16 minutes in the install from PyPI). The spark-submit
-test installs from PyPI as a cluster does (pip's cache makes a second run quicker); it skips
-only when PyPI cannot be reached."""
+slow index cannot stall the suite (a run once sat 16 minutes in the install from PyPI). The
+spark-submit test installs from PyPI as a cluster does (pip's cache makes a second run
+quicker); it skips only when PyPI cannot be reached."""
 from __future__ import annotations
 
 import os
