@@ -292,9 +292,8 @@ def fmt(x, digits=2) -> str:
 
 
 def table(results: list[dict]) -> str:
-    head = ["profile", "items/slide", "items/s", "close s", "close max s", "ingest s", "expire s", "read s", "admit s",
-            "rounds s",
-            "viol. s", "publish s", "jobs/close", "peak py MB", "peak JVM MB", "reasonable s (load+reason)",
+    head = ["profile", "items/slide", "items/s", "close s", "close max s", "ingest s", "expire s", "read s",
+            "admit s", "rounds s", "viol. s", "publish s", "jobs/close", "peak py MB", "peak JVM MB", "reasonable s (load+reason)",
             "× vs reasonable", "load avg"]
     rows = []
     for r in results:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonlake.engine.store import access, small_tables
+from reasonlake.engine.store import access, retention, small_tables
 
 
 def _spark_rows(spark, path, columns):
@@ -103,14 +103,9 @@ def test_history_from_the_log_equals_describe_history(spark, tmp_path):
     spark.sql(f"CREATE TABLE delta.`{path}` (a STRING) USING DELTA")
     spark.sql(f"INSERT INTO delta.`{path}` VALUES ('x')")
     spark.sql(f"DELETE FROM delta.`{path}` WHERE a = 'x'")
-    # VACUUM's listing in 8 tasks, as ``retention.vacuum`` asks (Delta's 10000 took 60-160 s here)
-    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "8")
-    try:
+    # VACUUM's listing in 8 tasks, as ``retention.vacuum`` asks (Delta's 10000 were most of this test's 89 s)
+    with retention._session_conf(spark, {retention._CHECK: "false", retention._LISTING: "8"}):
         spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
-    finally:
-        spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "true")
-        spark.conf.unset("spark.sql.sources.parallelPartitionDiscovery.parallelism")
     read = small_tables.history(Path(path))
     described = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()
     assert [(r.version, r.operation, dict(r.operationParameters)) for r in read] == \
