@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonlake.engine.store import access, retention, small_tables
+from reasonlake.engine.store import access, retention, session, small_tables
 
 
 def _spark_rows(spark, path, columns):
@@ -104,7 +104,7 @@ def test_history_from_the_log_equals_describe_history(spark, tmp_path):
     spark.sql(f"INSERT INTO delta.`{path}` VALUES ('x')")
     spark.sql(f"DELETE FROM delta.`{path}` WHERE a = 'x'")
     # VACUUM's listing in 8 tasks, as ``retention.vacuum`` asks (Delta's 10000 were most of this test's 89 s)
-    with retention._session_conf(spark, {retention._CHECK: "false", retention._LISTING: "8"}):
+    with session.settings_for_a_while(spark, {retention._CHECK: "false", retention._LISTING: "8"}):
         spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
     read = small_tables.history(Path(path))
     described = spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()

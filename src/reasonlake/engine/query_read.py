@@ -28,6 +28,10 @@ from reasonlake.engine import read
 from reasonlake.engine.store.home import Home
 
 COLUMNS = ["subject", "predicate", "object"]
+# Spark's settings while it answers a query: the session's (``session._EMBEDDED_CONF``) merge
+# a shuffle's partitions up to a target size, which left a join of the IMaRS window's
+# millions of matches on one task of the two cores (decision 0055)
+QUERY_SETTINGS = {"spark.sql.adaptive.coalescePartitions.parallelismFirst": "true"}
 
 
 class ViewTriples:
@@ -60,11 +64,19 @@ class ViewTriples:
         return self._count
 
     def answer(self, text: str):
+        from reasonlake.engine.store.session import settings_for_a_while
         from reasonlake.query import run
 
-        # read as a set (``_read``)
-        return run(self.frame, text, self.frames, distinct=True,
-                   occurrences=self.occurrences if self._occurrences is not None else None)
+        def answered():  # read as a set (``_read``)
+            return run(self.frame, text, self.frames, distinct=True,
+                       occurrences=self.occurrences if self._occurrences is not None else None)
+
+        if self.frames is None:
+            return answered()
+        # a query's shuffles are merged into no fewer partitions than the session has cores,
+        # where a close's small ones are merged up to the target size (decision 0066)
+        with settings_for_a_while(self.frames.spark, QUERY_SETTINGS):
+            return answered()
 
     def occurrences(self):
         """The window's timed occurrences (subject, predicate, object, START, END), read once."""

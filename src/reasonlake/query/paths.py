@@ -72,7 +72,10 @@ def _negated(frames, path: NegatedPath, triples):
 
 
 def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None, starts=None):
-    edges = frames.unique(pairs(frames, path.path, triples))
+    edges = pairs(frames, path.path, triples)
+    # the triples are a set, so one predicate's pairs are too: on Spark their distinct was a
+    # shuffle of every match (the IMaRS path query's 2.1M, 1.9 s of its 5.8 s; decision 0066)
+    edges = edges if _one_predicate(path.path) else frames.unique(edges)
     parts = []
     if path.mod == "?":
         parts.append(edges)
@@ -101,6 +104,11 @@ def _closure(frames, edges, start: str | None, end: str | None, starts=None):
     if starts is not None:
         first = starts(first)
     return frames.fixpoint(first, lambda newest: _then(frames, newest, edges), [START, END])
+
+
+def _one_predicate(path) -> bool:
+    """Whether ``path`` is an IRI or its inverse, whose pairs over a set of triples are a set."""
+    return isinstance(path, URIRef) or (isinstance(path, InvPath) and isinstance(path.arg, URIRef))
 
 
 def is_path(predicate) -> bool:

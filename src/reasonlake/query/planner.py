@@ -80,11 +80,13 @@ class Planner:
         # the matches that agree with it, each once, and every later join reads only those
         left = [self._pattern(t, [c for c in conditions if c.pattern is t]) for t in node.triples]
         # not seeded: the first pattern's matches are the start (a join with the one empty
-        # solution would be a cross join: on Spark a cartesian product over every match)
+        # solution would be a cross join: on Spark a cartesian product over every match),
+        # a pattern a FILTER was taken to before the others (decision 0066)
         if seed is not None:
             out = seed
         elif left and not self.timed:  # an event query's one empty solution starts its interval
-            out = left.pop(0)
+            filtered = {id(c.pattern) for c in conditions}
+            out = left.pop(next((i for i, t in enumerate(node.triples) if id(t) in filtered), 0))
         else:
             out = Solutions.unit(self.frames)
         # join the patterns that share a variable with what is joined so far first (no cross product)

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 
-from reasonlake.engine.store import delta_sql, table_log
+from reasonlake.engine.store import delta_sql, session, table_log
 from reasonlake.engine.store.home import Home
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
@@ -61,7 +60,7 @@ def vacuum(home: Home, view: str, retain_ms: int | None = None) -> Vacuumed:
     settings = {_LOGGED: "true", _LISTING: str(_listing_tasks(spark))}
     if retain < DEFAULT_RETAIN_MS:
         settings[_CHECK] = "false"
-    with _session_conf(spark, settings):
+    with session.settings_for_a_while(spark, settings):
         for path in paths:
             have = delta_sql.properties(spark, path)
             if any(have.get(k) != v for k, v in wanted.items()):  # no commit when already set
@@ -81,22 +80,6 @@ def _listing_tasks(spark) -> int:
     # a Spark Connect session cannot tell: its setting, if any
     cores = classic.default_parallelism(spark) or int(spark.conf.get("spark.default.parallelism", "2") or 2)
     return max(8, 4 * cores)
-
-
-@contextmanager
-def _session_conf(spark, settings: dict[str, str]):
-    """The session's ``settings`` for the block's time, then what they were before."""
-    before = {key: spark.conf.get(key, None) for key in settings}
-    try:
-        for key, value in settings.items():
-            spark.conf.set(key, value)
-        yield
-    finally:
-        for key, value in before.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)
 
 
 # Commits that change no data: reading the latest snapshot after them reads what the

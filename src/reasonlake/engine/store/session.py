@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 
 from reasonlake.errors import EnvironmentSetupError
 
@@ -38,6 +39,24 @@ _EMBEDDED_CONF = {
     # up to 1.5 GB of barely used pages. A larger record still gets a page of its own size.
     "spark.buffer.pageSize": "4m",
 }
+
+
+@contextmanager
+def settings_for_a_while(spark, settings: dict[str, str]):
+    """The session's ``settings`` for the block's time, then what they were before. They are
+    the session's, so a job another thread runs meanwhile runs with them too: only settings
+    that change how a job runs, never what it gives, belong here."""
+    before = {key: spark.conf.get(key, None) for key in settings}
+    try:
+        for key, value in settings.items():
+            spark.conf.set(key, value)
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 # Spark's Kafka source: a Maven package of the same Spark version, added to the embedded
