@@ -37,6 +37,13 @@ CONDITIONS = [
     'STRENDS(?o, "c"@fr)',
     'STRENDS(?o, "7"^^xsd:string)',
     'CONTAINS(STR(?o), "\\\\")',
+    # an IRI's text tested as written, brackets and all (decision 0066); a constant with a
+    # bracket, or the empty one, at the edges of that
+    'STRSTARTS(STR(?o), "http://example.org/o")',
+    'STRENDS(STR(?s), "s00") || CONTAINS(STR(?n), "org/s")',
+    'STRENDS(STR(?o), "") && STRSTARTS(STR(?o), "")',
+    # (true of the IRI's text as written, false of its value: no row passes)
+    'STRENDS(STR(?o), "<http://example.org/x") || STRSTARTS(STR(?o), "http://example.org/x>")',
     'isIRI(?o) && !isLITERAL(?s)',
     'isLITERAL(?o) || isBLANK(?o)',
     '?o = ex:x || ?o != ex:y',

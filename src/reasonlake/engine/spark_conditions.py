@@ -121,7 +121,28 @@ class _Translator:
                 "Builtin_CONTAINS": lambda x, y: x.contains(y)}[e.name]
         # 17.4.3.1.1: both simple, both with one language tag, or the second simple
         compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))
-        return F.when(compatible, test(a.lexical, b.lexical))
+        general = F.when(compatible, test(a.lexical, b.lexical))
+        iri = self._iri_string_test(e)
+        return general if iri is None else F.when(iri[0], iri[1]).otherwise(general)
+
+    def _iri_string_test(self, e) -> tuple[Column, Column] | None:
+        """For ``STR(term)`` against a simple string constant holding no bracket: (the term is
+        an IRI, the test on the IRI's text as written, brackets and all). The IRI's value is
+        the text between its brackets, so it ends with the constant when the text ends with
+        the constant and ``>``, and so on: no value cut out of each row's text first (on 2
+        cores the cut made a pushed-down STRENDS over the IMaRS window's 2.1M matches 0.42-0.5
+        s against 0.08-0.09 s; decision 0066). None for any other pair of arguments."""
+        arg, constant = e.arg1, e.arg2
+        if not (isinstance(arg, CompValue) and arg.name == "Builtin_STR") or not isinstance(constant, Literal) \
+                or constant.language or (constant.datatype is not None and str(constant.datatype) != T.XSD_STRING):
+            return None
+        text = str(constant)
+        if any(c in text for c in '<>"\\'):
+            return None
+        term = self.term(arg.arg)
+        test = {"Builtin_STRSTARTS": term.startswith("<" + text), "Builtin_STRENDS": term.endswith(text + ">"),
+                "Builtin_CONTAINS": term.contains(text)}[e.name]
+        return term.startswith("<"), test
 
     def _text(self, e) -> _Text:
         if isinstance(e, Literal) and (e.datatype is None or str(e.datatype) == T.XSD_STRING):
