@@ -86,7 +86,10 @@ class Planner:
             out = seed
         elif left and not self.timed:  # an event query's one empty solution starts its interval
             filtered = {id(c.pattern) for c in conditions}
-            out = left.pop(next((i for i, t in enumerate(node.triples) if id(t) in filtered), 0))
+            first = next((i for i, t in enumerate(node.triples) if id(t) in filtered), None)
+            out = left.pop(first or 0)
+            if first is not None and left:  # few rows, likely: held so that the joins can broadcast them
+                out = out.but(self.frames.held(out.frame))
         else:
             out = Solutions.unit(self.frames)
         # join the patterns that share a variable with what is joined so far first (no cross product)

@@ -96,6 +96,11 @@ class PolarsFrames:
         """``frame`` computed now, for a plan that reads it many times (a fixpoint's rounds)."""
         return frame.collect().lazy()
 
+    def held(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+        """A basic graph pattern's filtered start, which Spark holds and counts (``SparkFrames.held``):
+        Polars plans the joins over it as they are."""
+        return frame
+
     def seed(self, rows: pl.LazyFrame, keys: list[str], triples: pl.LazyFrame) -> pl.LazyFrame | None:
         """The distinct ``keys`` of ``rows`` (computed: they are read by each pattern they
         join), when they are worth joining into the patterns over ``triples``: few of them
