@@ -152,18 +152,17 @@ class SparkFrames:
         other pattern's matches where they lie, where the adaptive plan shuffles both sides
         (their map stages run before the start's size is known; the IMaRS join query's 210k
         filtered matches against 2.1M, decision 0066)."""
-        kept = frame.localCheckpoint()
-        return F.broadcast(kept) if kept.count() <= SEED_BROADCAST_ROWS else kept
+        kept = self.kept(frame)
+        return _broadcast_when_few(kept, kept.count())
 
     def seed(self, rows, keys: list[str], triples):
-        """The distinct ``keys`` of ``rows`` (an OPTIONAL's left side, numbered and so held
-        by a checkpoint: counting it is a short job over blocks already made), marked to be
+        """The distinct ``keys`` of ``rows`` (an OPTIONAL's left side, held by a checkpoint,
+        numbered or not: counting it is a short job over blocks already made), marked to be
         broadcast when ``rows`` are few. Left to the adaptive plan, the join of a seed with a
         pattern's matches is planned as a shuffle of both: the matches' map stage runs
         before the seed's size is known, so the IMaRS "optional" query shuffled its 2.1M
         ``ex:discuss`` matches twice to meet 10k and 21k seed rows (8.9 s; 5.3 s broadcast)."""
-        seed = self.unique(self.select(rows, {k: k for k in keys}))
-        return F.broadcast(seed) if rows.count() <= SEED_BROADCAST_ROWS else seed
+        return _broadcast_when_few(self.unique(self.select(rows, {k: k for k in keys})), rows.count())
 
     def copied(self, frame, name: str, source: str | None):
         return frame.withColumn(_physical(name), _col(source) if source is not None else F.lit(None).cast("string"))
@@ -274,11 +273,17 @@ class SparkFrames:
         newest = reached
         found = newest.count()
         while found:
-            joined = step(F.broadcast(newest) if found <= SEED_BROADCAST_ROWS else newest)
+            joined = step(_broadcast_when_few(newest, found))
             newest = self.join(joined.distinct(), reached, on, "anti").localCheckpoint()
             reached = reached.unionByName(newest).localCheckpoint()
             found = newest.count()
         return reached
+
+
+def _broadcast_when_few(frame, rows: int):
+    """``frame`` marked to be broadcast to the joins that read it when ``rows`` (counted by the
+    caller) are at most ``SEED_BROADCAST_ROWS``; else left to the adaptive plan."""
+    return F.broadcast(frame) if rows <= SEED_BROADCAST_ROWS else frame
 
 
 def _equal_keys(left: list[str], right: list[str]):

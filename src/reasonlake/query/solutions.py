@@ -123,8 +123,9 @@ def left_join(left: Solutions, right: Solutions | Callable[[Solutions], Solution
     """OPTIONAL: the compatible pairs that pass ``condition`` (a function of the joined
     solutions giving their frame with only the pairs that pass), and each left row that has
     none; with ``when``, only pairs whose intervals stand so (EP-SPARQL's OPTIONALSEQ,
-    EQUALSOPTIONAL). ``right`` may be a function of the left side's rows as computed (with
-    ``ROW``), which gives the optional side restricted to what they can join."""
+    EQUALSOPTIONAL). ``right`` may be a function of the left side's rows as computed (held
+    once, numbered with ``ROW`` where the outer join does not do), which gives the optional
+    side restricted to what they can join."""
     frames = left.frames
     if condition is None and when is None and not left.timed:
         if callable(right):  # its seed reads the left rows, and so does the join: computed once
