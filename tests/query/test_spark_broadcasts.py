@@ -22,7 +22,7 @@ NO_SIZE_BROADCAST = {"spark.sql.autoBroadcastJoinThreshold": "-1",
 
 def _joined_plan(spark) -> str:
     frames = SparkFrames(spark)
-    start = frames.held(spark.createDataFrame([("<a>", "<b>")], "s string, o string"))
+    start, _ = frames.held(spark.createDataFrame([("<a>", "<b>")], "s string, o string"))
     other = spark.createDataFrame([("<b>", "<c>")], "o string, t string")
     with settings_for_a_while(spark, NO_SIZE_BROADCAST):
         joined = start.join(other, "o")
@@ -55,3 +55,32 @@ def test_the_broadcast_answers_are_rdflibs(spark, monkeypatch, query):
         found = on_spark(spark, DATA, PREFIX + query)
     assert found == rdflibs(DATA, PREFIX + query) and sum(found.values()) > 0
     assert broadcasts
+
+
+def test_held_rows_say_whether_they_are_few(spark, monkeypatch):
+    frames = SparkFrames(spark)
+    rows = spark.createDataFrame([("<a>", "<b>")], "s string, o string")
+    assert frames.held(rows)[1] is True
+    monkeypatch.setattr(spark_frames, "SEED_BROADCAST_ROWS", 0)
+    assert frames.held(rows)[1] is False
+
+
+@pytest.mark.parametrize("bound, holds", [(None, 2), (0, 1)])
+def test_a_join_of_few_rows_is_held_for_the_next(spark, monkeypatch, bound, holds):
+    """The filtered start's join with the second pattern is held while its rows are few
+    (decision 0067), and only then; the answers stay rdflib's either way."""
+    if bound is not None:
+        monkeypatch.setattr(spark_frames, "SEED_BROADCAST_ROWS", bound)
+    calls = []
+    original = SparkFrames.held
+
+    def counted(self, frame):
+        calls.append(frame)
+        return original(self, frame)
+
+    monkeypatch.setattr(SparkFrames, "held", counted)
+    query = PREFIX + ("SELECT ?a ?b ?c WHERE { ?a ex:discuss ?b . ?b ex:discuss ?c . ?c a ex:Post "
+                      "FILTER(STRENDS(STR(?a), '7')) }")
+    found = on_spark(spark, DATA, query)
+    assert found == rdflibs(DATA, query) and sum(found.values()) > 0
+    assert len(calls) == holds

@@ -22,6 +22,7 @@ other operator lets the rank go: a sub-query's order does not reach the query ar
 """
 from __future__ import annotations
 
+import weakref
 from functools import reduce
 
 import polars as pl
@@ -29,6 +30,7 @@ import pyarrow as pa
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from reasonlake.engine import observed
 from reasonlake.query.solutions import TIMES
 
 RANK = "$rank"
@@ -36,6 +38,9 @@ _PAD = "$pad"
 # an OPTIONAL's seed of at most this many left rows is broadcast (``seed``): some 16 MB of
 # N-Triples keys at the IMaRS window's 60 bytes a key
 SEED_BROADCAST_ROWS = 250_000
+# a fixpoint's rounds read as a union of their checkpoints up to this many, then held as one:
+# a search of many short rounds (a long chain) would otherwise plan a union of them all
+_ROUNDS_HELD_APART = 8
 
 _SPARK_TYPES = {pl.String: T.StringType(), pl.Boolean: T.BooleanType(), pl.Int8: T.ByteType(),
                 pl.Int16: T.ShortType(), pl.Int32: T.IntegerType(), pl.Int64: T.LongType(),
@@ -48,6 +53,12 @@ _ARROW_TYPES = {T.StringType: pa.string(), T.BooleanType: pa.bool_(), T.ByteType
 _POLARS_TYPES = {T.StringType: pl.String, T.BooleanType: pl.Boolean, T.ByteType: pl.Int8,
                  T.ShortType: pl.Int16, T.IntegerType: pl.Int32, T.LongType: pl.Int64,
                  T.FloatType: pl.Float32, T.DoubleType: pl.Float64}
+
+
+# a frame held by a checkpoint here -> its rows, counted by the job that made it
+# (``observed.checkpointed``): a count asked after is two jobs of its own under adaptive
+# execution, and a plan's held frames are counted to decide its broadcasts (decision 0067)
+_HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _physical(name: str) -> str:
@@ -141,28 +152,40 @@ class SparkFrames:
     def numbered(self, frame, name: str):
         """``frame`` with a row number computed once (a local checkpoint): the plan reads it
         twice after, and a plan run again may number its rows otherwise."""
-        return _unranked(frame).withColumn(_physical(name), F.monotonically_increasing_id()).localCheckpoint()
+        return _held(_unranked(frame).withColumn(_physical(name), F.monotonically_increasing_id()))
 
     def kept(self, frame):
-        return frame.localCheckpoint()
+        """``frame`` held by a checkpoint (a frame held already is itself), its rows counted
+        by the job that makes it."""
+        return frame if frame in _HELD else _held(frame)
+
+    def kept_for_rounds(self, frame, scanned: bool):
+        """``frame`` for a fixpoint that reads it each round: ``scanned`` (one predicate's
+        triples, a filter of the view's checkpoint) it is read again each round, where a copy
+        cost a pass over every match (the IMaRS path query's 2.1M pairs: 1.1 s of task time
+        against some 0.15 s a round to scan them; decision 0067); a computed frame is held."""
+        return frame if scanned else self.kept(frame)
 
     def held(self, frame):
-        """A basic graph pattern's filtered start (``planner._BGP``), held by a checkpoint and
-        counted, marked to be broadcast when its rows are few: the next join then reads the
-        other pattern's matches where they lie, where the adaptive plan shuffles both sides
-        (their map stages run before the start's size is known; the IMaRS join query's 210k
-        filtered matches against 2.1M, decision 0066)."""
+        """A basic graph pattern's filtered start, or its join with a pattern while its rows stay
+        few (``planner._BGP``), held by a checkpoint and counted, marked to be broadcast when
+        its rows are few (and whether they are): the next join then reads the other
+        pattern's matches where they lie, where the adaptive plan shuffles both sides (their
+        map stages run before the start's size is known). The IMaRS join query's 210k
+        filtered matches met 2.1M ``ex:discuss`` matches that way (decision 0066), and their
+        166k joined rows the 1M ``a ex:Post`` ones (task time 2.7 -> 1.7 s; decision 0067)."""
         kept = self.kept(frame)
-        return _broadcast_when_few(kept, kept.count())
+        rows = _rows(kept)
+        return _broadcast_when_few(kept, rows), rows <= SEED_BROADCAST_ROWS
 
     def seed(self, rows, keys: list[str], triples):
         """The distinct ``keys`` of ``rows`` (an OPTIONAL's left side, held by a checkpoint,
-        numbered or not: counting it is a short job over blocks already made), marked to be
+        numbered or not, which counted them: ``_held``), marked to be
         broadcast when ``rows`` are few. Left to the adaptive plan, the join of a seed with a
         pattern's matches is planned as a shuffle of both: the matches' map stage runs
         before the seed's size is known, so the IMaRS "optional" query shuffled its 2.1M
         ``ex:discuss`` matches twice to meet 10k and 21k seed rows (8.9 s; 5.3 s broadcast)."""
-        return _broadcast_when_few(self.unique(self.select(rows, {k: k for k in keys})), rows.count())
+        return _broadcast_when_few(self.unique(self.select(rows, {k: k for k in keys})), _rows(rows))
 
     def copied(self, frame, name: str, source: str | None):
         return frame.withColumn(_physical(name), _col(source) if source is not None else F.lit(None).cast("string"))
@@ -265,25 +288,52 @@ class SparkFrames:
 
     def fixpoint(self, reached, step, on: list[str]):
         """Rounds of ``step`` over the rows the round before found, until none is new. A
-        round's new rows are held by a checkpoint and counted (a short job over its blocks,
-        which also says whether there are any): when they are few they are broadcast to the
+        round's new rows are held by a checkpoint and counted by the job that makes it (the
+        count also says whether there are any): when they are few they are broadcast to the
         step's join, which then reads the edges where they lie instead of shuffling them
-        every round (the IMaRS path query's 2.1M pairs; decision 0066)."""
-        reached = reached.localCheckpoint()
-        newest = reached
-        found = newest.count()
+        every round (the IMaRS path query's 2.1M pairs; decision 0066). The rows reached are
+        the union of the rounds' checkpoints, a set (each round's rows are distinct and new),
+        with no copy of them all made each round (decision 0067)."""
+        newest = _held(reached)
+        rounds = [newest]
+        found = _rows(newest)
         while found:
             joined = step(_broadcast_when_few(newest, found))
-            newest = self.join(joined.distinct(), reached, on, "anti").localCheckpoint()
-            reached = reached.unionByName(newest).localCheckpoint()
-            found = newest.count()
-        return reached
+            # the rows reached so far are the union of the rounds' checkpoints, read where they
+            # lie: copying them into one each round rewrote every row found before
+            reached = reduce(lambda a, b: a.unionByName(b), rounds)
+            newest = _held(self.join(joined.distinct(), reached, on, "anti"))
+            found = _rows(newest)
+            if found:
+                rounds.append(newest)
+            if len(rounds) > _ROUNDS_HELD_APART:  # a long search: its plan kept short
+                rounds = [_held(reduce(lambda a, b: a.unionByName(b), rounds))]
+        return reduce(lambda a, b: a.unionByName(b), rounds)
+
+
+def _held(frame):
+    """``frame`` held by a local checkpoint, its rows counted by the job that makes it."""
+    out, counted = observed.checkpointed(frame, rows=F.count(F.lit(1)))
+    _HELD[out] = counted
+    return out
+
+
+def _rows(frame) -> int:
+    """The rows of a frame: counted when it was held here (``_held``), else by a count."""
+    counted = _HELD.get(frame)
+    return frame.count() if counted is None else int(counted["rows"])
 
 
 def _broadcast_when_few(frame, rows: int):
     """``frame`` marked to be broadcast to the joins that read it when ``rows`` (counted by the
-    caller) are at most ``SEED_BROADCAST_ROWS``; else left to the adaptive plan."""
-    return F.broadcast(frame) if rows <= SEED_BROADCAST_ROWS else frame
+    caller) are at most ``SEED_BROADCAST_ROWS``; else left to the adaptive plan. The mark
+    of a held frame is held as it is (an OPTIONAL keeps its left rows: not copied again)."""
+    if rows > SEED_BROADCAST_ROWS:
+        return frame
+    marked = F.broadcast(frame)
+    if frame in _HELD:
+        _HELD[marked] = _HELD[frame]
+    return marked
 
 
 def _equal_keys(left: list[str], right: list[str]):

@@ -80,9 +80,11 @@ def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None
     if path.mod == "?":
         parts.append(edges)
     elif path.mod in ("+", "*"):
-        parts.append(_closure(frames, edges, start, end, starts))
+        parts.append(_closure(frames, edges, start, end, starts, scanned=_one_predicate(path.path)))
     else:
         raise SparqlError(f"the path modifier {path.mod!r} is not supported")
+    if path.mod == "+":  # the closure is a set already: its distinct was a shuffle of every pair found
+        return parts[0]
     if path.mod in ("*", "?"):
         nodes = [frames.select(triples, {START: "subject"}), frames.select(triples, {START: "object"})]
         given = [c for c in (start, end) if c is not None]
@@ -93,13 +95,13 @@ def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None
     return frames.unique(frames.concat(parts))
 
 
-def _closure(frames, edges, start: str | None, end: str | None, starts=None):
-    """The transitive closure of ``edges``, from ``start`` only when it is given (else to
-    ``end`` only, searched backwards, when that is), from the edges ``starts`` keeps when
-    it is given."""
+def _closure(frames, edges, start: str | None, end: str | None, starts=None, scanned: bool = False):
+    """The transitive closure of ``edges`` (a set), from ``start`` only when it is given (else
+    to ``end`` only, searched backwards, when that is), from the edges ``starts`` keeps when
+    it is given; a set. ``scanned``: the edges are one predicate's triples, a scan of them."""
     if start is None and end is not None:
-        return _flipped(frames, _closure(frames, _flipped(frames, edges), end, None))
-    edges = frames.kept(edges)  # read once a round
+        return _flipped(frames, _closure(frames, _flipped(frames, edges), end, None, scanned=scanned))
+    edges = frames.kept_for_rounds(edges, scanned)  # read once a round
     first = edges if start is None else frames.where_equal(edges, [(START, start, False)])
     if starts is not None:
         first = starts(first)

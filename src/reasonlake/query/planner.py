@@ -82,6 +82,7 @@ class Planner:
         # not seeded: the first pattern's matches are the start (a join with the one empty
         # solution would be a cross join: on Spark a cartesian product over every match),
         # a pattern a FILTER was taken to before the others (decision 0066)
+        few = False  # a filtered start counted few rows: each join of it is held and counted too
         if seed is not None:
             out = seed
         elif left and not self.timed:  # an event query's one empty solution starts its interval
@@ -89,7 +90,7 @@ class Planner:
             first = next((i for i, t in enumerate(node.triples) if id(t) in filtered), None)
             out = left.pop(first or 0)
             if first is not None and left:  # few rows, likely: held so that the joins can broadcast them
-                out = out.but(self.frames.held(out.frame))
+                out, few = self._held(out)
         else:
             out = Solutions.unit(self.frames)
         # join the patterns that share a variable with what is joined so far first (no cross product)
@@ -98,7 +99,15 @@ class Planner:
             nxt = sharing[0] if sharing else left[0]
             left.remove(nxt)
             out = join(out, nxt)
+            if few and left:  # grown from few rows, likely still few: held so that the next join can broadcast them
+                out, few = self._held(out)
         return out
+
+    def _held(self, solutions: Solutions) -> tuple[Solutions, bool]:
+        """``solutions`` held by the dialect for the joins that read them (``frames.held``),
+        and whether they are known to be few."""
+        frame, few = self.frames.held(solutions.frame)
+        return solutions.but(frame), few
 
     def _pattern(self, triple, conditions=()) -> Solutions:
         """The solutions of one triple pattern, filtered by the FILTER ``conditions`` pushed down

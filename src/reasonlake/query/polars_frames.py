@@ -96,10 +96,15 @@ class PolarsFrames:
         """``frame`` computed now, for a plan that reads it many times (a fixpoint's rounds)."""
         return frame.collect().lazy()
 
-    def held(self, frame: pl.LazyFrame) -> pl.LazyFrame:
+    def kept_for_rounds(self, frame: pl.LazyFrame, scanned: bool) -> pl.LazyFrame:
+        """``frame`` computed now, for a fixpoint that reads it each round, ``scanned`` (a scan
+        of the triples) or not."""
+        return self.kept(frame)
+
+    def held(self, frame: pl.LazyFrame) -> tuple[pl.LazyFrame, bool]:
         """A basic graph pattern's filtered start, which Spark holds and counts (``SparkFrames.held``):
-        Polars plans the joins over it as they are."""
-        return frame
+        Polars plans the joins over it as they are (and needs no count of it)."""
+        return frame, False
 
     def seed(self, rows: pl.LazyFrame, keys: list[str], triples: pl.LazyFrame) -> pl.LazyFrame | None:
         """The distinct ``keys`` of ``rows`` (computed: they are read by each pattern they
