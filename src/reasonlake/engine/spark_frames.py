@@ -301,14 +301,18 @@ class SparkFrames:
             joined = step(_broadcast_when_few(newest, found))
             # the rows reached so far are the union of the rounds' checkpoints, read where they
             # lie: copying them into one each round rewrote every row found before
-            reached = reduce(lambda a, b: a.unionByName(b), rounds)
-            newest = _held(self.join(joined.distinct(), reached, on, "anti"))
+            newest = _held(self.join(joined.distinct(), _union(rounds), on, "anti"))
             found = _rows(newest)
             if found:
                 rounds.append(newest)
             if len(rounds) > _ROUNDS_HELD_APART:  # a long search: its plan kept short
-                rounds = [_held(reduce(lambda a, b: a.unionByName(b), rounds))]
-        return reduce(lambda a, b: a.unionByName(b), rounds)
+                rounds = [_held(_union(rounds))]
+        return _union(rounds)
+
+
+def _union(frames: list):
+    """The rows of ``frames`` (of the same columns) together, read where they lie."""
+    return reduce(lambda a, b: a.unionByName(b), frames)
 
 
 def _held(frame):
