@@ -227,9 +227,10 @@ def generate(profile: str, count: int = EXAMPLES, seed: int = SEED,
             # that any ten cases flag at least three violations (seed 809779678 drew ten that flagged two)
             a, _, b, _ = r.choice(disjoint)
             at = r.choice([t for t in close_times(case.shape, case.t0 + SPAN) if t > case.t0])
-            planted = [((x, TYPE, k), at) for x in [r.choice(i)] for k in (a, b)]
+            x = r.choice(i)
+            planted = [((x, TYPE, a), at), ((x, TYPE, b), at)]
             case.events = sorted(set(case.events) | set(planted), key=lambda e: (e[1], e[0]))
-            case.late = [e for e in case.late if e not in planted]
+            case.late = [e for e in case.late if e not in planted]  # a drawn item may be the same
             case.planted = planted
         if n == 0 and case.width > case.slide:  # and the first case's always, one ms inside: every
             # suite whose windows overlap admits a late item (seeds 38, 77 and 149 drew ten

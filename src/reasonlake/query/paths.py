@@ -75,24 +75,20 @@ def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None
     edges = pairs(frames, path.path, triples)
     # the triples are a set, so one predicate's pairs are too: on Spark their distinct was a
     # shuffle of every match (the IMaRS path query's 2.1M, 1.9 s of its 5.8 s; decision 0066)
-    edges = edges if _one_predicate(path.path) else frames.unique(edges)
-    parts = []
-    if path.mod == "?":
-        parts.append(edges)
-    elif path.mod in ("+", "*"):
-        parts.append(_closure(frames, edges, start, end, starts, scanned=_one_predicate(path.path)))
-    else:
+    one = _one_predicate(path.path)
+    edges = edges if one else frames.unique(edges)
+    if path.mod not in ("+", "*", "?"):
         raise SparqlError(f"the path modifier {path.mod!r} is not supported")
+    part = edges if path.mod == "?" else _closure(frames, edges, start, end, starts, scanned=one)
     if path.mod == "+":  # the closure is a set already: its distinct was a shuffle of every pair found
-        return parts[0]
-    if path.mod in ("*", "?"):
-        nodes = [frames.select(triples, {START: "subject"}), frames.select(triples, {START: "object"})]
-        given = [c for c in (start, end) if c is not None]
-        if given:
-            nodes.append(frames.constant({START: given}, {START: pl.String}))
-        nodes = frames.unique(frames.concat(nodes))
-        parts.append(frames.select(nodes, {START: START, END: START}))
-    return frames.unique(frames.concat(parts))
+        return part
+    # the zero-length pairs of * and ?: every node with itself
+    nodes = [frames.select(triples, {START: "subject"}), frames.select(triples, {START: "object"})]
+    given = [c for c in (start, end) if c is not None]
+    if given:
+        nodes.append(frames.constant({START: given}, {START: pl.String}))
+    nodes = frames.unique(frames.concat(nodes))
+    return frames.unique(frames.concat([part, frames.select(nodes, {START: START, END: START})]))
 
 
 def _closure(frames, edges, start: str | None, end: str | None, starts=None, scanned: bool = False):
