@@ -266,19 +266,25 @@ class Lakehouse:
         self.home.require_init()
         return read.ntriples(self.home, name, close, version)
 
-    def query(self, name: str, text: str, *, close: int | None = None, version: int | None = None):
+    def query(self, name: str, text: str, *, close: int | None = None, version: int | None = None,
+              max_rows: int | None = None, max_mb: float | None = None):
         """A SPARQL query (SELECT, ASK, CONSTRUCT) over the view's content at a close or
         published version, compiled onto the backend that reads the view (``query_read``: Polars
         in the driver, or Spark for a view the driver does not hold): a ``query.Answer``
         (``variables`` and ``frame`` of N-Triples text, ``boolean`` or ``triples``;
-        ``to_spark(spark)``). A construct not supported yet is a ``SparqlError``."""
+        ``to_spark(spark)``). A construct not supported yet is a ``SparqlError``; a query that
+        would hold more than ``max_rows`` rows or ``max_mb`` MB at a step (default: the settings
+        ``REASONLAKE_QUERY_MAX_ROWS``, ``REASONLAKE_QUERY_MAX_MB``) stops with a
+        ``QueryBoundError`` (``query.bound``)."""
         from reasonlake.engine import query_read
+        from reasonlake.query import bound as query_bound
         from reasonlake.query.parse import algebra
 
         algebra(text)  # a query that does not parse fails before the view is read
+        bound = query_bound.configured(max_rows, max_mb)  # a bad setting fails before the view is read too
         self.home.require_init()
         triples, at = query_read.triples(self.home, name, close, version)
-        answer = triples.answer(text)
+        answer = triples.answer(text, bound)
         answer.close = at
         return answer
 

@@ -125,9 +125,9 @@ def test_suite_passes_over_spark_connect(server_home, suite, count):
     assert passed == count, tail
 
 
-def _run(home: str, *args: str) -> subprocess.CompletedProcess:
+def _run(home: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", home, *args],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
 @pytest.mark.minutes(1)
@@ -144,6 +144,35 @@ def test_sql_over_the_server_is_read_only_and_the_server_keeps_serving(server_ho
     assert _run(root, "server", "status").stdout.startswith(f"running: {found.url}")
     answered = _run(root, "sql", "SELECT 1.5, 'x.y' AS `a.b`", "--format", "csv")
     assert answered.returncode == 0 and answered.stdout.splitlines() == ["1.5,a.b", "1.5,x.y"], answered
+
+
+@pytest.mark.minutes(4)
+def test_a_query_past_its_bound_fails_alone_and_the_server_keeps_answering(server_home, tmp_path):
+    """The cross product of three patterns over a view of 900 triples (decision 0070), answered
+    in the client's driver and then by Spark on the server (``REASONLAKE_DRIVER_READ_MB=0``):
+    one RL196 line and exit 1 each time, and the server answers the next query."""
+    from tests.cli.helpers import ex, jsonl, simple_view
+
+    root, found = server_home
+    assert _run(root, "init").returncode == 0  # as the example left it, or made now (-k)
+    events = [(ex(f"p{i}"), ex("knows"), ex(f"p{(i * 7) % 300}"), 1000 + i) for i in range(300)]
+    for args in (("view", "create", str(simple_view(tmp_path, name="bounded", stream="bounded", width="3s",
+                                                    slide="1s"))),
+                 ("ingest", "bounded", str(jsonl(tmp_path / "e.jsonl", events))),
+                 ("slide", "bounded", "--until", "3000")):
+        made = _run(root, *args)
+        assert made.returncode == 0, made.stderr
+    cross = "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
+    for env in ({}, {"REASONLAKE_DRIVER_READ_MB": "0"}):
+        run = _run(root, "query", "bounded", cross, "--max-rows", "100000", env=env)
+        assert run.returncode == 1 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+        assert run.stderr.startswith("reasonlake: error RL196: the query stopped at the join of {?a ?b ?c} "
+                                     "(900 rows) and {?d ?e ?f} (900 rows), which share no variable: 810,000 rows"), \
+            run.stderr
+    assert _run(root, "server", "status").stdout.startswith(f"running: {found.url}")
+    answered = _run(root, "query", "bounded", "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }", "--format", "csv",
+                    env={"REASONLAKE_DRIVER_READ_MB": "0"})
+    assert answered.returncode == 0 and answered.stdout.split() == ["n", "900"], answered
 
 
 @pytest.mark.minutes(2)

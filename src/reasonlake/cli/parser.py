@@ -160,6 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     at.add_argument("--version", type=int, help="a published version")
     query.add_argument("--format", choices=("table", "json", "csv", "tsv"), default="table",
                        help="SPARQL 1.1 results as JSON, CSV or TSV, or a table (CONSTRUCT: N-Triples)")
+    query.add_argument("--max-rows", type=_positive_int, metavar="N",
+                       help="the most rows a step of the query (a join, a path, the answer) may hold "
+                            "(default: $REASONLAKE_QUERY_MAX_ROWS, else 10 million)")
+    query.add_argument("--max-mb", type=_positive_number, metavar="MB",
+                       help="the most memory a step of the query may hold, estimated "
+                            "(default: $REASONLAKE_QUERY_MAX_MB, else 2048)")
 
     history = sub.add_parser("history", help="one line per processed close")
     history.add_argument("view")
@@ -222,4 +228,24 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if value < 0:
         raise argparse.ArgumentTypeError("give 0 or more seconds")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("give a number above 0")
+    return value
+
+
+def _positive_number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("give a number above 0")
     return value

@@ -401,7 +401,8 @@ def query(args) -> int:
             raise UsageError(f"{text}: no such query file; give the query's text or a file holding it")
         text = Path(text).read_text(encoding="utf-8")
     close = _time(args.close) if args.close else None
-    answer = _lakehouse(args, defer=True).query(args.view, text, close=close, version=args.version)
+    answer = _lakehouse(args, defer=True).query(args.view, text, close=close, version=args.version,
+                                                max_rows=args.max_rows, max_mb=args.max_mb)
     sys.stdout.write(write(answer, args.format))
     return 0
 

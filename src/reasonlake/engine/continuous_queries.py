@@ -18,12 +18,18 @@ IStream and DStream need the answer at the previous close the query reported at.
 process keeps the last answer it computed per query (``ProcessCache.query_answers``), so a
 slide through many closes answers each query once a close; a new process answers it again
 at the previous close's version.
+
+A query past its bound at a close (``query.bound``, decision 0070) writes no rows for that
+close, and says so in one line on stderr: the view's close and its other queries go on, as
+does the runner. A view's close is right whatever a reader of it asks, and a runner lives
+for hours; the next close answers the query again, within the bound or not.
 """
 from __future__ import annotations
 
 import sys
 
 import polars as pl
+from rdflib import BNode, Variable
 
 from reasonlake.declare.queries import QueryDecl, ReportPolicy
 from reasonlake.declare.view import ViewDecl
@@ -33,6 +39,7 @@ from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.timing import step
 from reasonlake.query import incremental, streams
+from reasonlake.query.bound import QueryBoundError
 
 
 def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier: list[state.Published]) -> None:
@@ -43,14 +50,33 @@ def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier:
     with step("registered queries"):
         triples = query_read.triples_at(home, decl.name, version, close)
         for query in decl.queries:
-            current = _carried(home, decl.name, query, triples)
-            previous = _previous(home, decl, query, earlier)
+            try:
+                current = _carried(home, decl.name, query, triples)
+                previous = _previous(home, decl, query, earlier)
+            except QueryBoundError as exc:
+                _past_bound(home, decl, query, close, version, exc)
+                continue
             reported = streams.reports(query.report, previous, current, triples.height)
             out = streams.rows(query.stream, previous, current) if reported else current.head(0)
             rows = query_tables.frame(list(query.variables), out, close, version)
             query_tables.replace_from(home, decl.name, query, rows, close)
             _keep(home, decl.name, query, close, version, current, triples.height)
     faults.reached("queries")
+
+
+def _past_bound(home: Home, decl: ViewDecl, query: QueryDecl, close: int, version: int,
+                exc: QueryBoundError) -> None:
+    """No rows for ``close`` (none left of an earlier try either), nothing kept to carry or
+    compare with, and the line that says why."""
+    from reasonlake.declare.durations import format_time
+
+    empty = pl.DataFrame(schema={v: pl.String for v in query.variables})
+    query_tables.replace_from(home, decl.name, query, query_tables.frame(list(query.variables), empty, close, version),
+                              close)
+    home.cache.query_answers.pop((home.root, decl.name, query.name), None)
+    home.cache.query_solutions.pop((home.root, decl.name, query.name), None)
+    print(f"reasonlake: warning: view {decl.name}: query {query.name} at close {format_time(close)}: {exc.code}: "
+          f"{exc}; no rows written for this close (the view's close and its other queries went on)", file=sys.stderr)
 
 
 def _answer(query: QueryDecl, triples: query_read.ViewTriples) -> pl.DataFrame:
@@ -61,7 +87,7 @@ def _carried(home: Home, view: str, query: QueryDecl, triples: query_read.ViewTr
     """The answer over ``triples``, from the solutions kept at the generation they changed
     from where the query allows it (``incremental``); else answered over them all."""
     shape = incremental.shape_of(query.text) if triples.generation is not None else None
-    if shape is None:
+    if shape is None or not _connected(shape):
         return _answer(query, triples)
     key = (home.root, view, query.name)
     kept = home.cache.query_solutions.get(key)
@@ -78,6 +104,21 @@ def _carried(home: Home, view: str, query: QueryDecl, triples: query_read.ViewTr
         found = incremental.solutions(shape, triples.panes, triples.terms, driver_term_id, matches)
     home.cache.query_solutions[key] = (query.text, triples.generation, found, matches)
     return incremental.answer(shape, found)
+
+
+def _connected(shape: incremental.Shape) -> bool:
+    """Whether each pattern shares a variable with one before it, once they are ordered as
+    the incremental join orders them: patterns that share none would be joined there as
+    every pair of their rows, with no bound (``query.bound``); the full answer is bounded."""
+    seen: set = set()
+    left = [{t for t in triple if isinstance(t, (Variable, BNode))} for triple in shape.triples]
+    while left:
+        nxt = next((v for v in left if v & seen), left[0])
+        if seen and not nxt & seen:
+            return False
+        left.remove(nxt)
+        seen |= nxt
+    return True
 
 
 def _previous(home: Home, decl: ViewDecl, query: QueryDecl, earlier: list[state.Published]) -> pl.DataFrame:
@@ -104,7 +145,13 @@ def _answered_again(home: Home, decl: ViewDecl, query: QueryDecl, record: state.
               f"(version {record.version}) cannot be read again ({str(exc).splitlines()[0][:200]}); "
               "this close's istream/dstream rows are taken against an empty answer", file=sys.stderr)
         return None
-    answer = _answer(query, triples)
+    try:
+        answer = _answer(query, triples)
+    except QueryBoundError:  # that close wrote no rows either (its line said why)
+        print(f"reasonlake: warning: view {decl.name}: query {query.name}: the answer at the previous close "
+              f"(version {record.version}) is past the query's bound; this close's istream/dstream rows are "
+              "taken against an empty answer", file=sys.stderr)
+        return None
     _keep(home, decl.name, query, record.close, record.version, answer, triples.height)
     return answer, triples.height
 

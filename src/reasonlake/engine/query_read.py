@@ -63,12 +63,14 @@ class ViewTriples:
             self._count = self.frame.count()
         return self._count
 
-    def answer(self, text: str):
+    def answer(self, text: str, bound=None):
+        """``text`` answered over these triples, within ``bound`` (``query.bound``; None: the
+        settings)."""
         from reasonlake.engine.store.session import settings_for_a_while
         from reasonlake.query import run
 
         def answered():  # read as a set (``_read``)
-            return run(self.frame, text, self.frames, distinct=True,
+            return run(self.frame, text, self.frames, distinct=True, bound=bound,
                        occurrences=self.occurrences if self._occurrences is not None else None)
 
         if self.frames is None:

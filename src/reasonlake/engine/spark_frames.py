@@ -19,6 +19,13 @@ Order: ORDER BY numbers the rows (``$rank``, increasing in the order it sorts th
 row's first rank and LIMIT/OFFSET take the rows by rank, so ``SELECT DISTINCT ... ORDER BY
 ... LIMIT n`` is the first n distinct solutions, as SPARQL's order of modifiers says. Every
 other operator lets the rank go: a sub-query's order does not reach the query around it.
+
+Bounds (``query.bound``, decision 0070): the answer is collected one row past the bound at
+most, so a query too large stops there, the server's driver holding no more; a join of
+sides that share no variable holds and counts both first, and stops before it runs when
+every pair of their rows would pass the bound. An equi-join is not counted before it runs
+(a job of its own a join): the executors spill what does not fit, and only the answer comes
+to the driver.
 """
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from reasonlake.engine import observed
+from reasonlake.query import bound as query_bound
 from reasonlake.query.solutions import TIMES
 
 RANK = "$rank"
@@ -57,7 +65,8 @@ _POLARS_TYPES = {T.StringType: pl.String, T.BooleanType: pl.Boolean, T.ByteType:
 
 # a frame held by a checkpoint here -> its rows, counted by the job that made it
 # (``observed.checkpointed``): a count asked after is two jobs of its own under adaptive
-# execution, and a plan's held frames are counted to decide its broadcasts (decision 0067)
+# execution, and a plan's held frames are counted to decide its broadcasts (decision 0067);
+# a constant made from rows here (``constant``) is held as it is, its rows counted as made
 _HELD: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -76,8 +85,13 @@ def _col(name: str):
 class SparkFrames:
     name = "spark"
 
-    def __init__(self, spark):
+    def __init__(self, spark, bound: query_bound.Bound | None = None):
         self.spark = spark
+        self.bound = bound if bound is not None else query_bound.configured()
+
+    def within(self, bound: query_bound.Bound) -> SparkFrames:
+        """This dialect with the bound of one query."""
+        return SparkFrames(self.spark, bound)
 
     def source(self, frame, timed: bool = False):
         """A Spark frame of subject, predicate, object (N-Triples text), and with ``timed``
@@ -90,7 +104,9 @@ class SparkFrames:
         names = list(schema)
         struct = T.StructType([T.StructField(_physical(n), _SPARK_TYPES[schema[n]]) for n in names])
         rows = list(zip(*(columns[n] for n in names))) if names else []
-        return self.spark.createDataFrame(rows, struct)
+        made = self.spark.createDataFrame(rows, struct)
+        _HELD[made] = {"rows": len(rows)}  # counted as made: a join with it asks no count
+        return made
 
     def names(self, frame) -> list[str]:
         return [_logical(c) for c in frame.columns if c != _physical(RANK)]
@@ -119,11 +135,26 @@ class SparkFrames:
     def join(self, left, right, on: list[str], how: str = "inner"):
         left, right = _unranked(left), _unranked(right)
         if not on and how == "inner":
-            return left.crossJoin(right)
+            return self._bounded_cross(left, right)
         keys = {_physical(k): f"on{i}" for i, k in enumerate(on)}
         right = right.select([F.col(c).alias(keys.get(c, c)) for c in right.columns])
         joined = left.join(right, _equal_keys(list(keys), list(keys.values())), {"inner": "inner", "anti": "left_anti", "left": "left_outer"}[how])
         return joined if how == "anti" else joined.drop(*keys.values())
+
+    def _bounded_cross(self, left, right):
+        """Every pair of rows of ``left`` and ``right``, stopped before it runs where their
+        counts pass the bound. A side of one row (the empty solution, a constant) pairs no
+        more rows than the other holds; else both sides are held and counted by the jobs that
+        hold them (a cross product is rare, and reads each side where it lies after)."""
+        counts = [_HELD.get(left), _HELD.get(right)]
+        if any(c is not None and int(c["rows"]) <= 1 for c in counts):
+            return left.crossJoin(right)
+        left, right = self.kept(left), self.kept(right)
+        sizes = _rows(left), _rows(right)
+        what = (f"the join of {_shown(left)} ({sizes[0]:,} rows) and {_shown(right)} ({sizes[1]:,} rows), "
+                "which share no variable")
+        self.bound.check(what, sizes[0] * sizes[1])
+        return left.crossJoin(right)
 
     def compatible(self, frame, pairs: list[tuple[str, str]], sharing: bool = False, merge: bool = True):
         if not pairs:
@@ -277,10 +308,25 @@ class SparkFrames:
 
     # -- answers ------------------------------------------------------------------------------
     def collect(self, frame) -> pl.DataFrame:
-        if _physical(RANK) in frame.columns:
-            frame = frame.orderBy(_physical(RANK)).drop(_physical(RANK))
-        table = frame.toArrow()
+        """The answer, one row past the bound at most. Ordered solutions are taken with their
+        rank and sorted here: under a limit Spark's sort would become a top-k that keeps up to
+        the limit's rows per partition in the driver, and the rows are all here anyway."""
+        bound = self.bound
+        try:
+            table = frame.limit(bound.rows + 1).toArrow()
+        except Exception as exc:  # the answer's bytes passed the Spark driver's own bound on results
+            if "maxResultSize" not in str(exc):
+                raise
+            raise query_bound.QueryBoundError(
+                "the query stopped at the answer: more bytes than the Spark driver takes from a job "
+                "(spark.driver.maxResultSize); narrow the query (fewer rows or variables), or raise that "
+                "setting of the session") from None
+        if table.num_rows > bound.rows:
+            raise bound.rows_past("the answer", f"more than {bound.rows:,}")
+        bound.check("the answer", table.num_rows, table.nbytes)
         out = pl.from_arrow(table) if table.num_columns else pl.DataFrame()
+        if _physical(RANK) in out.columns:
+            out = out.sort(_physical(RANK)).drop(_physical(RANK))
         return out.rename({c: _logical(c) for c in out.columns})
 
     def any_row(self, frame) -> bool:
@@ -351,6 +397,12 @@ def _equal_keys(left: list[str], right: list[str]):
     hashed = F.xxhash64(*[F.col(c) for c in left]) == F.xxhash64(*[F.col(c) for c in right])
     return reduce(lambda a, b: a & b, [(F.col(c) >= F.col(k)) & (F.col(c) <= F.col(k)) for c, k in zip(left, right)],
                   hashed)
+
+
+def _shown(frame) -> str:
+    """A frame's variables, as the bound's error names them."""
+    names = [_logical(c) for c in frame.columns if c != _physical(RANK)]
+    return "{" + (" ".join(f"?{n}" for n in names if not n.startswith("$")) or "the empty solution") + "}"
 
 
 def _unranked(frame):

@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
 import polars as pl
 
 from reasonlake.errors import SparqlError
-from reasonlake.query import construct, events, parse
+from reasonlake.query import bound as query_bound
+from reasonlake.query import builtins, construct, events, parse
+from reasonlake.query import terms as T
 from reasonlake.query.planner import Planner
 from reasonlake.query.polars_frames import PolarsFrames
 from reasonlake.query.solutions import TIMES, UNIT
@@ -36,18 +39,20 @@ class Answer:
             spark.createDataFrame([], schema)
 
 
-def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=None) -> Answer:
+def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=None, bound=None) -> Answer:
     """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
     ``frames`` (default: a Polars frame, answered in the driver); ``distinct``: the caller's
     triples hold each triple once already (else they are made a set here). A query with
     event operators (EP-SPARQL, ``events``) reads ``occurrences`` instead, a function giving
-    the frame of timed occurrences (subject, predicate, object, ``START``, ``END``)."""
+    the frame of timed occurrences (subject, predicate, object, ``START``, ``END``). ``bound``:
+    the most a step of the query may hold (``query.bound``; default: the settings)."""
     text, timed = events.translate(text)
     query = parse.algebra(text)
     root = query.algebra
+    builtins.QUERY.set((datetime.now(timezone.utc), query.prologue.base))  # NOW() and IRI()'s base
     if root.name == "DescribeQuery":
         raise SparqlError("DESCRIBE is not supported yet (SELECT, ASK and CONSTRUCT are)")
-    frames = frames or PolarsFrames()
+    frames = (frames or PolarsFrames()).within(bound or query_bound.configured())
     if timed:
         if occurrences is None:
             raise SparqlError("event operators (SEQ, EQUALS, OPTIONALSEQ, EQUALSOPTIONAL) and getDURATION(), "
@@ -60,11 +65,13 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
     if root.name == "AskQuery":
         return Answer("ASK", boolean=frames.any_row(solutions.frame))
     shown = [c for c in frames.names(solutions.frame) if c not in (UNIT, *TIMES)]
-    frame = frames.collect(frames.select(solutions.frame, {c: c for c in shown}))
+    frame = T.as_blank_nodes(frames.collect(frames.select(solutions.frame, {c: c for c in shown})))
     if root.name == "ConstructQuery":
-        missing = [v for v in _template_variables(root.template) if v not in frame.columns]
+        # CONSTRUCT WHERE { ... }: the template is the pattern (16.2.4)
+        template = root.template if root.template is not None else root.p.p.triples
+        missing = [v for v in _template_variables(template) if v not in frame.columns]
         frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])
-        return Answer("CONSTRUCT", triples=construct.triples(frame, root.template))
+        return Answer("CONSTRUCT", triples=construct.triples(frame, template))
     variables = [str(v) for v in root.PV]
     return Answer("SELECT", variables=variables, frame=frame.select(variables))
 

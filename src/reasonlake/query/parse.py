@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reasonlake.errors import SparqlError
+from reasonlake.query import validate
 
 
 def algebra(text: str):
@@ -16,11 +17,13 @@ def algebra(text: str):
     from reasonlake.query.events import translate
 
     text, _ = translate(text)
+    validate.check_text(text)
     try:
         parsed = parser.parseQuery(text)
     except ParseException as exc:
         raise SparqlError(f"the query does not parse at line {exc.lineno}, column {exc.col}: {exc.msg}: "
                           f"{exc.line.strip()!r}") from None
+    validate.check(parsed[1])
     try:
         return translateQuery(parsed)
     except Exception as exc:  # an unknown prefix, a variable bound twice: rdflib's message says which

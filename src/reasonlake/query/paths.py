@@ -7,12 +7,18 @@ semi-naive fixpoint: each round joins only the pairs found in the round before t
 edges, and stops when a round finds none that is new. The zero-length pairs of ``p*`` and
 ``p?`` are every node of the graph, and a constant end of the pattern even when the graph
 does not hold it (18.4: ZeroLengthPath).
+
+A negated property set may hold inverse IRIs (``!^ex:p``, ``!(ex:p|^ex:q)``): rdflib's
+parser drops the IRI after ``^`` there (its ``InversePath`` keeps no parameter), so the
+grammar is mended once, on import, to keep it as the ``InversePath``'s ``part``
+(``_keep_inverse_iris``); ``_negated`` reads it back.
 """
 from __future__ import annotations
 
 import polars as pl
 from rdflib import URIRef
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
 from reasonlake.query.terms import constant
@@ -59,16 +65,35 @@ def _then(frames, first, second):
 
 
 def _negated(frames, path: NegatedPath, triples):
+    """``!(iri|...|^iri|...)``: the triples of no forward IRI, and the inverse of those of no
+    inverse IRI (18.2.2.4: NPS(forward) | ^NPS(inverse), each part only where it has IRIs)."""
     forward = [constant(a) for a in path.args if isinstance(a, URIRef)]
-    backward = [constant(a.arg) for a in path.args if isinstance(a, InvPath) and isinstance(a.arg, URIRef)]
+    backward = [constant(a) for a in map(_inverse_iri, path.args) if a is not None]
     if len(forward) + len(backward) != len(path.args):
-        raise SparqlError(f"the negated property set {path.n3()} is not supported: give IRIs and ^IRIs")
+        raise SparqlError(f"the negated property set {_shown(path)} is not supported: give IRIs and ^IRIs")
     parts = []
     if forward or not backward:
         parts.append(frames.select(frames.where_not_in(triples, "predicate", forward), {START: "subject", END: "object"}))
     if backward:
         parts.append(frames.select(frames.where_not_in(triples, "predicate", backward), {START: "object", END: "subject"}))
     return frames.concat(parts)
+
+
+def _inverse_iri(member) -> URIRef | None:
+    """The IRI of a negated set's ``^iri`` member (an rdflib ``InvPath``, or the parser's
+    ``InversePath`` as ``_keep_inverse_iris`` mends it); None for any other member."""
+    if isinstance(member, InvPath) and isinstance(member.arg, URIRef):
+        return member.arg
+    if isinstance(member, CompValue) and member.name == "InversePath" and isinstance(member.get("part"), URIRef):
+        return member["part"]
+    return None
+
+
+def _shown(path: NegatedPath) -> str:
+    """The set as written, where rdflib's own ``n3`` fails on a member it did not make."""
+    members = [f"^{_inverse_iri(a).n3()}" if _inverse_iri(a) is not None else
+               (a.n3() if hasattr(a, "n3") else repr(a)) for a in path.args]
+    return f"!({'|'.join(members)})"
 
 
 def _repeated(frames, path: MulPath, triples, start: str | None, end: str | None, starts=None):
@@ -111,3 +136,23 @@ def _one_predicate(path) -> bool:
 
 def is_path(predicate) -> bool:
     return isinstance(predicate, Path)
+
+
+def _keep_inverse_iris() -> None:
+    """Mend rdflib's grammar of a negated property set's member ``'^' (iri | 'a')``: its
+    ``InversePath`` node keeps only named parameters, and the IRI has none, so ``!^ex:p``
+    parsed to an empty node (and ``_negated`` failed on it). The node made here keeps the
+    IRI as ``part``, where the prefixed-name pass resolves it like any other term."""
+    from rdflib.plugins.sparql import parser
+
+    member = parser.PathOneInPropertySet.exprs[-1]
+    if getattr(member, "name", None) != "InversePath" or getattr(member, "_keeps_iri", False):
+        return
+
+    def kept(instring, loc, tokens):
+        return CompValue("InversePath", part=tokens[-1])
+    member.postParse = kept
+    member._keeps_iri = True
+
+
+_keep_inverse_iris()

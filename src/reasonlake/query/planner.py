@@ -23,7 +23,7 @@ from rdflib import BNode, Variable
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
-from reasonlake.query import aggregates, paths
+from reasonlake.query import aggregates, builtins, paths
 from reasonlake.query.events import EVENT
 from reasonlake.query.expressions import Compiler
 from reasonlake.query.ordering import sort_keys
@@ -267,6 +267,9 @@ class Planner:
             frame = self.frames.copied(inner.frame, var, source if source in inner.variables else None)
             bound = inner.bound | {var} if source in inner.bound else inner.bound
             return inner.but(frame, (*inner.variables, var), bound)
+        if builtins.makes_blank_nodes(node.expr) and builtins.ROW_TOKEN not in inner.variables:
+            inner = inner.but(self.frames.rows(inner.frame, _extended([], [builtins.row_token()], [])),
+                              (*inner.variables, builtins.ROW_TOKEN))
         compiler = self.compiler(inner)
         term = compiler.term(node.expr)
         frame = self.frames.rows(inner.frame, _extended(list(compiler.prepared), [term.alias(var)], compiler.names))
@@ -356,15 +359,21 @@ class Planner:
         for node in _walk(expr):
             if isinstance(node, CompValue) and node.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
                 pattern = _translated(node.graph)
-                _check_exists_pattern(pattern)
-                matches = self.solutions(pattern)
                 column = self.hidden("exists")
                 frames = self.frames
-                numbered = inner.but(frames.numbered(inner.frame, "$lid"), ("$lid", *inner.variables),
-                                     inner.bound | {"$lid"})
-                hit = frames.flag(frames.unique(frames.select(join(numbered, matches).frame, {"$lid": "$lid"})), column)
-                frame = frames.fill_false(frames.join(numbered.frame, hit, ["$lid"], "left"), column)
-                kept = [c for c in frames.names(frame) if c != "$lid"]
+                lid = self.hidden("lid")  # one name per EXISTS: they nest
+                numbered = inner.but(frames.numbered(inner.frame, lid), (lid, *inner.variables), inner.bound | {lid})
+                if _is_plain_pattern(pattern):
+                    matches = self.solutions(pattern)
+                else:
+                    # a FILTER, BIND, OPTIONAL or MINUS inside sees the row's variables: the
+                    # pattern is evaluated with each row's bindings of the variables it shares
+                    # (the spec's substitution), the rows joined in as its seed
+                    shared = sorted(_pattern_variables(pattern) & inner.bound)
+                    matches = self.solutions(pattern, project(numbered, [lid, *shared]))
+                hit = frames.flag(frames.unique(frames.select(join(numbered, matches).frame, {lid: lid})), column)
+                frame = frames.fill_false(frames.join(numbered.frame, hit, [lid], "left"), column)
+                kept = [c for c in frames.names(frame) if c != lid]
                 inner = inner.but(frames.select(frame, {c: c for c in kept}))
                 found[id(node)] = column
 
@@ -525,14 +534,24 @@ def _translated(graph):
 _PLAIN_PATTERNS = {"BGP", "Join", "Union", "ToMultiSet", "values"}
 
 
-def _check_exists_pattern(pattern) -> None:
-    if isinstance(pattern, CompValue):
-        if pattern.name not in _PLAIN_PATTERNS:
-            raise SparqlError("EXISTS / NOT EXISTS over a pattern with FILTER, BIND, OPTIONAL, MINUS or a "
-                              "sub-query is not supported yet (only triple patterns, paths, UNION and VALUES)")
-        for key in ("p", "p1", "p2"):
-            if key in pattern:
-                _check_exists_pattern(pattern[key])
+def _is_plain_pattern(pattern) -> bool:
+    """A pattern whose solutions do not depend on the row an EXISTS tests (no expression
+    inside that could read the row's variables): evaluated once for every row."""
+    if not isinstance(pattern, CompValue):
+        return True
+    return pattern.name in _PLAIN_PATTERNS and all(_is_plain_pattern(pattern[k]) for k in ("p", "p1", "p2")
+                                                   if k in pattern)
+
+
+def _pattern_variables(pattern) -> set[str]:
+    """The variables a pattern mentions, in the patterns of EXISTS inside it too."""
+    found = set()
+    for node in _walk(pattern):
+        if isinstance(node, Variable):
+            found.add(str(node))
+        elif isinstance(node, CompValue) and node.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS"):
+            found |= _pattern_variables(_translated(node.graph))
+    return found
 
 
 def _no_dataset(node) -> None:

@@ -6,12 +6,18 @@ speak to a dialect through the methods below and nothing else; the Spark dialect
 (FILTER, BIND, ORDER BY's keys, an aggregate's inputs) are Polars functions of a frame
 (``rows``), run here on the whole frame and there on each Arrow batch of the executors, so
 every expression has one compilation (``expressions``) whichever backend answers.
+
+A join, a path's fixpoint and the answer are bounded (``bound``, decision 0070): a join is
+computed when the plan asks for it, by the streaming engine with a limit one row past the
+bound, so a join that would pass it stops having made that many rows and no more.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 import polars as pl
+
+from reasonlake.query import bound as query_bound
 
 Rows = Callable[[pl.LazyFrame], pl.LazyFrame]
 # a seed of at most one key per this many triples: IMaRS 100k, an OPTIONAL after a 1% FILTER
@@ -21,6 +27,13 @@ _SEED_SHARE = 16
 
 class PolarsFrames:
     name = "driver"
+
+    def __init__(self, bound: query_bound.Bound | None = None):
+        self.bound = bound if bound is not None else query_bound.configured()
+
+    def within(self, bound: query_bound.Bound) -> PolarsFrames:
+        """This dialect with the bound of one query."""
+        return PolarsFrames(bound)
 
     def source(self, frame: pl.DataFrame | pl.LazyFrame, timed: bool = False) -> pl.LazyFrame:
         """A frame of subject, predicate, object (N-Triples text), and with ``timed`` the
@@ -57,10 +70,38 @@ class PolarsFrames:
 
     # -- joins and sets -----------------------------------------------------------------------
     def join(self, left: pl.LazyFrame, right: pl.LazyFrame, on: list[str], how: str = "inner") -> pl.LazyFrame:
-        """``how``: inner (a cross product when ``on`` is empty), anti, left."""
-        if not on and how == "inner":
-            return left.join(right, how="cross")
-        return left.join(right, on=on, how=how)
+        """``how``: inner (a cross product when ``on`` is empty), anti, left. An inner or left
+        join is computed now, within the bound (``_bounded_join``); an anti join keeps at most
+        the left's rows."""
+        if how == "anti":
+            return left.join(right, on=on, how=how)
+        return self._bounded_join(left.collect(), right.collect(), on, how)
+
+    def _bounded_join(self, left: pl.DataFrame, right: pl.DataFrame, on: list[str], how: str) -> pl.LazyFrame:
+        """The join made now, stopped one row past the rows the bound allows (its rows, or
+        its bytes at the sides' bytes a row). The streaming engine stops a join under a limit
+        once it has made that many rows; the in-memory one makes every row first (a join of
+        three 4,000-triple patterns sharing one predicate aborted the process allocating
+        them). Made once here, the join is read by the plan around it as a frame: the
+        in-memory engine would make it whole as well (IMaRS 300k: the bench's queries
+        within the run-to-run spread, decision 0070)."""
+        bound = self.bound
+        what = _join_named(left, right, on, how)
+        width = _row_bytes(left) + _row_bytes(right)
+        cross = not on and how == "inner"
+        if cross:  # every pair: known before any is made
+            rows = left.height * right.height
+            bound.check(what, rows, int(rows * width))
+        most = bound.rows if not width else max(1, min(bound.rows, int(bound.bytes // width)))
+        joined = left.lazy().join(right.lazy(), how="cross") if cross else left.lazy().join(right.lazy(), on=on, how=how)
+        out = joined.limit(most + 1).collect(engine="streaming")
+        if out.height > most:
+            if most == bound.rows:
+                raise bound.rows_past(what, f"more than {most:,}")
+            raise bound.memory_past(what, f"more than {query_bound.mb_text(bound.mb)} MB "
+                                          f"({most + 1:,} rows of about {width:,.0f} bytes)")
+        bound.check(what, out.height, out.estimated_size())
+        return out.lazy()
 
     def compatible(self, frame: pl.LazyFrame, pairs: list[tuple[str, str]], sharing: bool = False,
                    merge: bool = True) -> pl.LazyFrame:
@@ -150,7 +191,12 @@ class PolarsFrames:
 
     # -- answers ------------------------------------------------------------------------------
     def collect(self, frame: pl.LazyFrame) -> pl.DataFrame:
-        return frame.collect()
+        """The answer, one row past the bound at most (a union of joins within it may pass it)."""
+        out = frame.limit(self.bound.rows + 1).collect()
+        if out.height > self.bound.rows:
+            raise self.bound.rows_past("the answer", f"more than {self.bound.rows:,}")
+        self.bound.check("the answer", out.height, out.estimated_size())
+        return out
 
     def any_row(self, frame: pl.LazyFrame) -> bool:
         return frame.limit(1).collect().height > 0
@@ -164,4 +210,23 @@ class PolarsFrames:
         while newest.height:
             newest = step(newest.lazy()).unique().join(reached.lazy(), on=on, how="anti").collect()
             reached = pl.concat([reached, newest])
+            # a closure over a connected graph is every pair of its nodes
+            self.bound.check("a property path's pairs", reached.height, reached.estimated_size())
         return reached.lazy()
+
+
+def _row_bytes(frame: pl.DataFrame) -> float:
+    return frame.estimated_size() / frame.height if frame.height else 0.0
+
+
+def _join_named(left: pl.DataFrame, right: pl.DataFrame, on: list[str], how: str) -> str:
+    """The join as the bound's error names it: its sides' variables, and the ones it joins on."""
+    def shown(frame: pl.DataFrame) -> str:
+        names = [c.removeprefix("$right.") for c in frame.columns]  # the right's shared ones, renamed
+        return " ".join(f"?{n}" for n in names if not n.startswith("$")) or "the empty solution"
+
+    sides = f"{{{shown(left)}}} ({left.height:,} rows) and {{{shown(right)}}} ({right.height:,} rows)"
+    if not on:
+        return f"the join of {sides}, which share no variable"
+    keys = " ".join(f"?{v}" for v in on if not v.startswith("$"))
+    return f"the {'optional join' if how == 'left' else 'join'} of {sides}" + (f" on {keys}" if keys else "")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from reasonlake.parse.collected import SKOLEM_PREFIX
 from reasonlake.parse.terms import literal_term
 from reasonlake.vocab import RDF, XSD
 
@@ -77,12 +78,25 @@ def unescaped(written: pl.Expr) -> pl.Expr:
     return written.str.replace_many(_ESCAPED, _PLAIN)
 
 
+# A blank node of a stream item is stored as an IRI of this prefix (``parse/collected``: a
+# view's terms are ids, and a label is scoped to its event): to a query it is a blank node
+SKOLEM = f"<{SKOLEM_PREFIX}"
+
+
 def is_iri(term: pl.Expr) -> pl.Expr:
-    return term.str.starts_with("<")
+    return term.str.starts_with("<") & ~term.str.starts_with(SKOLEM)
 
 
 def is_blank(term: pl.Expr) -> pl.Expr:
-    return term.str.starts_with("_:")
+    return term.str.starts_with("_:") | term.str.starts_with(SKOLEM)
+
+
+def as_blank_nodes(frame: pl.DataFrame) -> pl.DataFrame:
+    """An answer's stored blank nodes written as blank nodes again (``_:label``)."""
+    shown = [c for c, t in frame.schema.items() if t == pl.String]
+    return frame.with_columns(pl.when(pl.col(c).str.starts_with(SKOLEM))
+                              .then("_:" + pl.col(c).str.slice(len(SKOLEM), pl.col(c).str.len_chars() - len(SKOLEM) - 1))
+                              .otherwise(pl.col(c)).alias(c) for c in shown)
 
 
 def is_literal(term: pl.Expr) -> pl.Expr:
