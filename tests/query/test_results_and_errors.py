@@ -192,3 +192,14 @@ def test_a_bad_query_names_its_line_and_column():
         run(frame(), "SELECT (1 AS ?x) (2 AS ?x) WHERE { }")
     with pytest.raises(SparqlError, match="a row of 1 value"):
         run(frame(), "SELECT * WHERE { VALUES (?a ?b) { (1) } }")
+
+
+def test_a_select_of_no_variable_counts_its_solutions():
+    """``SELECT * { :a :p* :b }`` binds nothing and has one solution where the path exists (the
+    W3C suite's pp36): one empty binding in JSON, one empty line in CSV, none where it does not."""
+    found = run(frame(), "PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a ex:knows* ex:a }")
+    assert found.variables == [] and found.frame.height == 1
+    assert json.loads(write(found, "json"))["results"]["bindings"] == [{}]
+    assert write(found, "csv") == "\r\n\r\n"
+    none = run(frame(), "PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a ex:knows ex:nowhere }")
+    assert none.frame.height == 0 and json.loads(write(none, "json"))["results"]["bindings"] == []

@@ -64,7 +64,9 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
         solutions = Planner(graph if distinct else frames.unique(graph), frames).solutions(root)
     if root.name == "AskQuery":
         return Answer("ASK", boolean=frames.any_row(solutions.frame))
-    shown = [c for c in frames.names(solutions.frame) if c not in (UNIT, *TIMES)]
+    # a SELECT of no variable still counts its solutions (``{ :a :p* :b }`` has one): the
+    # empty solution's column is kept where no other is, as a frame of no column has no rows
+    shown = [c for c in frames.names(solutions.frame) if c not in (UNIT, *TIMES)] or [UNIT]
     frame = T.as_blank_nodes(frames.collect(frames.select(solutions.frame, {c: c for c in shown})))
     if root.name == "ConstructQuery":
         # CONSTRUCT WHERE { ... }: the template is the pattern (16.2.4)
@@ -73,7 +75,7 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
         frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])
         return Answer("CONSTRUCT", triples=construct.triples(frame, template))
     variables = [str(v) for v in root.PV]
-    return Answer("SELECT", variables=variables, frame=frame.select(variables))
+    return Answer("SELECT", variables=variables, frame=frame.select(variables or [UNIT]))
 
 
 def _template_variables(template) -> list[str]:

@@ -30,7 +30,8 @@ def write(answer: Answer, form: str) -> str:
         if form == "json":
             return json.dumps({"head": {}, "boolean": answer.boolean}) + "\n"
         return ("true" if answer.boolean else "false") + "\n"
-    rows = answer.frame.rows()
+    # a SELECT of no variable has a row per solution and no value in it
+    rows = answer.frame.select(answer.variables).rows() if answer.variables else [()] * answer.frame.height
     return {"json": _json, "csv": _csv, "tsv": _tsv, "table": _table}[form](answer.variables, rows)
 
 
