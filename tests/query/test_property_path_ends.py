@@ -32,6 +32,12 @@ def _column(query: str) -> Counter:
     return Counter(row[0] for row in ours(GRAPH, P + query))
 
 
+def _solutions(turtle: str, query: str) -> Counter:
+    """The answer's solutions over its variables alone (a solution of none is ``()``)."""
+    answer = run(triples_of(rdflib.Graph().parse(data=turtle, format="turtle")), query)
+    return Counter(tuple(row[v] for v in answer.variables) for row in answer.frame.iter_rows(named=True))
+
+
 @pytest.mark.parametrize("query, expected", [
     ("SELECT ?x WHERE { ?x :p* :c }", ["a", "c"]),
     ("SELECT ?x WHERE { :c :p* ?x }", ["c", "a"]),
@@ -70,7 +76,7 @@ def test_a_path_between_two_constants(query, expected):
     ("SELECT * WHERE { { :q1 :q :q2 } UNION { :gone :p* :gone } }", 2),
 ])
 def test_a_path_between_two_constants_answers_solutions_that_bind_nothing(query, expected):
-    found = ours(GRAPH, P + query)
+    found = _solutions(GRAPH, P + query)
     assert found == (Counter({(): expected}) if expected else Counter())
 
 
@@ -118,7 +124,7 @@ def test_the_w3c_suites_cases(name, data):
     variables = [str(v) for v in result.vars]
     expected = Counter(tuple(None if b.get(rdflib.Variable(v)) is None else b[rdflib.Variable(v)].n3()
                              for v in variables) for b in result.bindings)
-    found = ours((SUITE / f"{data}.ttl").read_text(), query)
+    found = _solutions((SUITE / f"{data}.ttl").read_text(), query)
     assert found == expected, (name, found, expected)
 
 
