@@ -303,7 +303,10 @@ class SparkFrames:
             made.append((F.countDistinct(value) if distinct else F.count(value)).alias(f"a{i}"))
             shown += [F.concat(F.lit('"'), F.col(f"a{i}").cast("string"), F.lit(f'"^^<{XSD_INTEGER}>'))
                       .alias(_physical(name)), F.col(f"a{i}").cast("long").alias(_physical(integer_column(name)))]
-        grouped = frame.groupBy(*[_col(k) for k in keys]).agg(*made) if keys else frame.agg(*made)
+        if not made:  # the keys' SAMPLEs alone (GROUP BY (xsd:integer(?o) AS ?i), rdflib's SAMPLE of ?i): no aggregate
+            grouped = frame.select(*[_col(k) for k in keys]).distinct()
+        else:
+            grouped = frame.groupBy(*[_col(k) for k in keys]).agg(*made) if keys else frame.agg(*made)
         return grouped.select(F.lit(True).alias(_physical(UNIT)), *shown)
 
     # -- answers ------------------------------------------------------------------------------
