@@ -3,12 +3,14 @@
 
 Each mutant below changes one line of the engine (a window bound, an expiry comparison, a
 rule's head or join, the origin a renewal keeps, who loses a repair, a term's id, the
-MERGE of a close, the change feed) into a plausible bug. For each, the repository is
-copied to a scratch folder, the line is changed there, and the oracle tests are run on
-the copy: first the tests most likely to fail on that bug (the mutant's ``tests``), then,
-if they all pass, the rest of the default oracle subset (``ORACLE_SUBSET``). A mutant no
-test kills is a hole in the tests (or a mutant that changes nothing a user can see: see
-docs/testing-mutants.md).
+MERGE of a close, the change feed) or of its queries (the planner, either dialect, Spark's
+conditions, aggregates, paths, event operators, registered queries, the readable copy) into
+a plausible bug. For each, the repository is copied to a scratch folder, the line is
+changed there, and the oracle tests are run on the copy: first the tests most likely to
+fail on that bug (the mutant's ``tests``), then, if they all pass, the rest of its
+``fallback`` (the default oracle subset, ``ORACLE_SUBSET``, or the query tests,
+``QUERY_SUBSET``). A mutant no test kills is a hole in the tests (or a mutant that changes
+nothing a user can see: see docs/testing-mutants.md).
 
 Run from the repository (the venv's python is reused for the scratch copies):
 
