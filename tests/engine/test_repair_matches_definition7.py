@@ -131,7 +131,8 @@ def _drawn(r: random.Random, c, p, i, three: str | None):
 
 
 def _recursive(tbox: list[str]) -> bool:
-    """The view would refuse this ontology without ``repair_depth`` (RL160)."""
+    """The view would refuse this ontology without ``repair_depth`` (RL160), or refuses it
+    outright (a rewriting past its bound of patterns)."""
     from reasonlake.compile.program import compile_program
     from reasonlake.compile.tbox import load_tbox
     from reasonlake.declare.view import OntologySource
@@ -140,7 +141,7 @@ def _recursive(tbox: list[str]) -> bool:
     program = compile_program(load_tbox((OntologySource("case.ttl", "\n".join(tbox), "turtle"),)), "owl2rl")
     try:
         rewrite(program, None)
-    except RecursiveNegativeInclusion:
+    except (RecursiveNegativeInclusion, ValueError):
         return True
     return False
 

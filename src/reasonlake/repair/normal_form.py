@@ -128,8 +128,9 @@ def rewrite(program: Program, depth: int | None) -> NormalForm:
     Raises RecursiveNegativeInclusion when a negative rule is recursive and depth is None."""
     index = _Index(positive_rules(program))
     patterns, sources, recursions = [], {}, []
+    conflicts = tuple((tuple(dict.fromkeys(n.body)), n.distinct) for n in program.negative())
     for negative in program.negative():
-        found, cycle = _unfold(negative, index, depth or 1)
+        found, cycle = _unfold(negative, index, depth or 1, conflicts)
         if cycle:
             recursions.append(Recursion(negative, cycle))
         sources[negative.rule] = sources.get(negative.rule, 0) + len(found)
@@ -164,9 +165,16 @@ class _Query:
             q = q.parent
 
 
-def _unfold(negative: JoinRule, index: _Index, depth: int) -> tuple[list[JoinRule], tuple[str, ...]]:
+def _unfold(negative: JoinRule, index: _Index, depth: int,
+            conflicts: tuple = ()) -> tuple[list[JoinRule], tuple[str, ...]]:
     """Backward chaining from the negative rule's body, breadth first. A rule coming back on
-    an atom's own path is recursion: allowed ``depth`` times, reported (with the cycle)."""
+    an atom's own path is recursion: allowed ``depth`` times, reported (with the cycle).
+
+    ``conflicts`` are the bodies of every negative rule: a pattern holding one of them in
+    fewer atoms than its own is never a minimal conflict (the repair keeps minimal sets
+    only, and that rule's own rewriting finds the smaller one), so it is not unfolded. Without
+    this, an unsatisfiable class (C ≡ A ⊓ B with A, B disjoint) reached through a fresh
+    individual (a range, a hasValue) multiplies every other atom's rewritings by its own."""
     ids, names = index.ids, index.names
     start = _Query(*_core(tuple(_Atom(a) for a in negative.body), negative.distinct))
     seen = {start.key(): 0}
@@ -200,6 +208,8 @@ def _unfold(negative: JoinRule, index: _Index, depth: int) -> tuple[list[JoinRul
                 # matches are never minimal, and its unfoldings are the ancestor's.
                 if any(_maps_into((tuple(a.atom for a in q.atoms), q.distinct), (body, distinct))
                        for q in (query, *query.ancestors())):
+                    continue
+                if _holds_smaller_conflict((body, distinct), conflicts):
                     continue
                 if comes_back and not cycle:
                     start_at = lineage.index(rid)
@@ -327,6 +337,18 @@ def _core(atoms: tuple[_Atom, ...], distinct: tuple) -> tuple[tuple[_Atom, ...],
             folded = True
             break
     return atoms, distinct
+
+
+def _holds_smaller_conflict(pattern: tuple, conflicts: tuple) -> bool:
+    """A negative rule's body maps into the pattern onto fewer atoms than the pattern has."""
+    body = pattern[0]
+    for conflict in conflicts:
+        if len(conflict[0]) >= len(body):
+            continue
+        theta = _homomorphism(conflict, pattern)
+        if theta is not None and len({tuple(theta.get(t, t) for t in a) for a in conflict[0]}) < len(body):
+            return True
+    return False
 
 
 def _maps_into(small: tuple, big: tuple) -> bool:
