@@ -1,6 +1,8 @@
 """The W3C SPARQL 1.1 query test suite through `reasonlake query`: every evaluation test of
 the areas ``w3c.AREAS`` answers as the suite says, on the driver (default suite) and on
-Spark (slow suite), and every syntax test is parsed or refused as it says.
+Spark, and every syntax test is parsed or refused as it says. On Spark, every third test of
+each area (and those Spark once failed alone) runs in the slow suite CI runs, in about two
+minutes; the rest in the long tier (``.ci/long``): the whole suite takes six and a half.
 
 Each test's data is one view's content at one close: the data files are ingested into one
 stream, each test's at its own second, and the view (no ontology, so no rule is active)
@@ -45,7 +47,27 @@ def _marks(case) -> list:
     return [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
 
 
+# Spark failed these where the driver passed: they stay in every Spark run
+_SPARK_ONCE_FAILED = {"aggregates/agg-group-fn"}
+
+
+def _spark_marks(case, rank: int) -> list:
+    """The slow suite's share: every third test of an area, and the ones in _SPARK_ONCE_FAILED."""
+    every_run = rank % 3 == 0 or case.id in _SPARK_ONCE_FAILED
+    return _marks(case) + ([] if every_run else [pytest.mark.long])
+
+
+def _ranked(cases: list) -> list[tuple]:
+    seen: dict[str, int] = {}
+    out = []
+    for c in cases:
+        out.append((c, seen.get(c.area, 0)))
+        seen[c.area] = seen.get(c.area, 0) + 1
+    return out
+
+
 EVALUATION = [pytest.param(c, id=c.id, marks=_marks(c)) for c in _cases("eval")]
+EVALUATION_ON_SPARK = [pytest.param(c, id=c.id, marks=_spark_marks(c, k)) for c, k in _ranked(_cases("eval"))]
 SYNTAX = [pytest.param(c, id=c.id) for c in _cases("syntax")]
 pytestmark = pytest.mark.skipif(not w3c.available(), reason=f"{w3c.SUITE} is absent (the W3C suite needs "
                                 "../shared/data beside the clone)")
@@ -141,7 +163,7 @@ def test_evaluation_on_the_driver(suite, case, monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", EVALUATION)
+@pytest.mark.parametrize("case", EVALUATION_ON_SPARK)
 def test_evaluation_on_spark(suite, case, monkeypatch):
     monkeypatch.setenv("REASONLAKE_DRIVER_READ_MB", "0")  # the view does not fit the driver: Spark answers
     _check(suite, case)
