@@ -2,7 +2,7 @@
 `export`'s lines and `sql`'s view rows at every close of a view whose table has partitions,
 background facts and hidden anonymous terms; a table with deletion vectors (a Spark MERGE
 at volume writes them) at each of its versions; and a fresh `reasonlake` process answers
-`history` and `export` of a local home without starting Spark."""
+`history`, `export`, `rules` and `explain --why` of a local home without starting Spark."""
 from __future__ import annotations
 
 import pyarrow as pa
@@ -80,8 +80,8 @@ def test_export_and_sql_rows_read_in_the_driver_equal_spark_at_every_close(cli, 
 
 
 def test_a_fresh_process_answers_history_and_export_without_starting_spark(cli, tmp_path):
-    """No JVM can start (JAVA_HOME points nowhere): the commands answer all the same, from the
-    home's files; one that needs Spark says so."""
+    """No JVM can start (JAVA_HOME points nowhere): export, history and rules answer all the
+    same, from the home's files; one that needs Spark says so."""
     _view(cli, tmp_path)
     cli("slide", "d", "--until", "4000")
     expected = cli("export", "d")
@@ -94,6 +94,15 @@ def test_a_fresh_process_answers_history_and_export_without_starting_spark(cli, 
     history = run("history", "d")
     assert history.returncode == 0 and history.stdout == cli("history", "d"), history.stderr[-2000:]
     assert "1970-01-01T00:00:04" in history.stdout
+    rules = run("rules", "d")  # the view's definition from the registry, compiled here
+    assert rules.returncode == 0 and rules.stdout == cli("rules", "d"), rules.stderr[-2000:]
+    assert "active rules" in rules.stdout
+    # explain --why of a fact not in the view: where it was last, searched here too
+    for triple in (f"{ex('ann')} {ex('hasChild')} {ex('nobody')}", f"{ex('p700')} {ex('hasChild')} {ex('c700')}"):
+        absent = run("explain", "d", "--why", triple)
+        cli("explain", "d", "--why", triple, expect=1)
+        assert absent.returncode == 1 and absent.stderr == cli.last_err, absent.stderr[-2000:]
+    assert "last there at close 1970-01-01T00:00:03" in absent.stderr, absent.stderr
     ingest = run("ingest", "s", str(jsonl(tmp_path / "more.jsonl", [(ex("x"), ex("hasChild"), ex("y"), 4500)])))
     assert ingest.returncode != 0, "an ingest started no Spark?"
 

@@ -28,6 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reasonlake: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `reasonlake export V | head`: the reader has all it wanted
+        _silence_stdout()
+        return 141  # as a process killed by SIGPIPE, what `set -o pipefail` expects
     except Exception as exc:  # an internal error: still one line, with the type for the report
         race = ConcurrentWriteError.race_in(exc)
         if race:
@@ -44,6 +47,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         _release_leases()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter's flush at exit would fail on the closed
+    pipe again, and print its own traceback."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _release_leases() -> None:

@@ -299,7 +299,7 @@ def rules(args) -> int:
     if api.is_view_file(args.view):  # compiled without a home or Spark
         decl, program = api.view_rules(args.view)
     else:
-        decl, program = _lakehouse(args).rules(args.view)
+        decl, program = _lakehouse(args, defer=True).rules(args.view)
     equality = "unique names" if decl.unique_names else "standard equality (owl:sameAs)"
     print(f"view {decl.name}: profile {decl.profile}"
           + (f", {equality}" if decl.profile == "owl2rl" else ""))

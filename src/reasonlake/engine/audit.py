@@ -105,6 +105,22 @@ class Presence:
 PRESENCE_CLOSES = 64
 
 
+def _rows_of(home: Home, view: str, version: int, key: tuple[int, int, int], opens: int) -> list[tuple[int, str]]:
+    """(origin, rule) of the fact's live rows in one published version of the view's table:
+    read here where the home allows it (no session started for it), else by Spark."""
+    from reasonlake.engine.store import driver_reads
+
+    s, p, o = key
+    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), version)},
+                               f"SELECT origin, rule FROM mat WHERE s = {s} AND p = {p} AND o = {o} AND origin > {opens}")
+    if found is not None:
+        return list(zip(found.column("origin").to_pylist(), found.column("rule").to_pylist()))
+    rows = (home.spark.read.format("delta").option("versionAsOf", version).load(home.mat_path(view))
+            .where((F.col("s") == s) & (F.col("p") == p) & (F.col("o") == o) & (F.col("origin") > opens))
+            .select("origin", "rule").collect())
+    return [(r.origin, r.rule) for r in rows]
+
+
 def presence(home: Home, view: str, triple_text: str) -> Presence:
     """When a fact was last in the view, with which origin and rule, and why it left: its
     origin plus the window's width had passed (expiry), or not (its premises left or repair
@@ -123,14 +139,9 @@ def presence(home: Home, view: str, triple_text: str) -> Presence:
     searched = 0
     for record in reversed(history[-PRESENCE_CLOSES:]):
         searched += 1
-        rows = (
-            home.spark.read.format("delta").option("versionAsOf", record.version).load(home.mat_path(view))
-            .where((F.col("s") == ids[s]) & (F.col("p") == ids[p]) & (F.col("o") == ids[o])
-                   & (F.col("origin") > window.opens(record.close)))
-            .select("origin", "rule").collect()
-        )
+        rows = _rows_of(home, view, record.version, (ids[s], ids[p], ids[o]), window.opens(record.close))
         if rows:
-            origin, rule = max((r.origin, r.rule) for r in rows)
+            origin, rule = max(rows)
             expires = origin + window.width
             left = later.close if later is not None else None
             return Presence(triple, history[-1].close, record.close, origin, rule, left,
