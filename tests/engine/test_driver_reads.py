@@ -5,6 +5,8 @@ at volume writes them) at each of its versions; and a fresh `reasonlake` process
 `history`, `export`, `rules` and `explain --why` of a local home without starting Spark."""
 from __future__ import annotations
 
+import re
+
 import pyarrow as pa
 
 from tests.cli.helpers import TYPE, ex, jsonl, run_without_java
@@ -103,8 +105,52 @@ def test_a_fresh_process_answers_history_and_export_without_starting_spark(cli, 
         cli("explain", "d", "--why", triple, expect=1)
         assert absent.returncode == 1 and absent.stderr == cli.last_err, absent.stderr[-2000:]
     assert "last there at close 1970-01-01T00:00:03" in absent.stderr, absent.stderr
-    ingest = run("ingest", "s", str(jsonl(tmp_path / "more.jsonl", [(ex("x"), ex("hasChild"), ex("y"), 4500)])))
-    assert ingest.returncode != 0, "an ingest started no Spark?"
+    sql = run("sql", "SELECT count(*) FROM d")
+    assert sql.returncode == 1 and "RL200" in sql.stderr, "`sql` (Spark SQL's dialect) answered without Spark?"
+
+
+def _timeless(out: str) -> str:
+    """A slide's or history's lines without the seconds each close took."""
+    return re.sub(r"(?m)^(\S+\s+\d+\s+\S+(?:\s+\d+){6})\s+[\d.]+", r"\1", out)
+
+
+def test_ingest_and_slide_without_a_jvm_write_what_the_spark_path_writes(cli, spark, tmp_path, capsys):
+    """A fresh process ingests and slides a local home without starting Spark (delta-rs
+    commits, decision 0071): its output, the view at every close, the events and the
+    quarantine equal the same commands' on the in-process Spark path, Spark reads what
+    delta-rs committed, and a Spark command goes on from it."""
+    import shutil
+
+    from tests.conftest import CliRunner
+
+    _view(cli, tmp_path)
+    cli("slide", "d", "--until", "4000")
+    twin = CliRunner(tmp_path / "twin", capsys)
+    shutil.copytree(cli.home, twin.home)
+    more = [(ex("x"), ex("hasChild"), ex("y"), 4500), (ex("ann"), ex("hasChild"), ex("bob"), 5200),
+            (ex("y"), TYPE, ex("Parent"), 6100)]
+    stream = jsonl(tmp_path / "more.jsonl", more)
+    with stream.open("a") as handle:
+        handle.write('{"s": "<http://example.org/z>", "p": "not a term", "o": "<http://example.org/w>", "ts": 4700}\n')
+    outputs = []
+    for args in (("ingest", "s", str(stream)), ("slide", "d", "--until", "7000")):
+        alone = run_without_java(twin.home, tmp_path, *args)
+        assert alone.returncode == 0, alone.stderr[-2000:]
+        assert _timeless(alone.stdout) == _timeless(cli(*args)), args
+        outputs.append(alone.stdout)
+    assert "3 items, 1 quarantined" in outputs[0] and "1970-01-01T00:00:07" in outputs[1], outputs
+    for close in ("5000", "6000", "7000"):
+        assert twin("export", "d", "--close", close) == cli("export", "d", "--close", close), close
+    assert _timeless(twin("history", "d")) == _timeless(cli("history", "d"))
+    for table in ("events", "quarantine", "ingests", "terms"):
+        ours = spark.read.format("delta").load(str(twin.home / table)).drop("at")
+        theirs = spark.read.format("delta").load(str(cli.home / table)).drop("at")
+        assert ours.count() > 0 and ours.exceptAll(theirs).isEmpty() and theirs.exceptAll(ours).isEmpty(), table
+    # Spark's own commands go on from delta-rs's commits
+    more = jsonl(tmp_path / "last.jsonl", [(ex("bob"), ex("hasChild"), ex("cy"), 7300)])
+    for args in (("ingest", "s", str(more)), ("slide", "d", "--until", "8000")):
+        assert _timeless(twin(*args)) == _timeless(cli(*args)), args
+    assert twin("export", "d") == cli("export", "d")
 
 
 def test_a_table_with_deletion_vectors_reads_as_spark_reads_it_at_each_version(spark, tmp_path):

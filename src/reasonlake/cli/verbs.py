@@ -59,7 +59,7 @@ def ingest(args) -> int:
     # every check that needs no Spark, before it starts
     api.check_ingest(args.stream, args.files, ts, allow_duplicate=args.allow_duplicate_file,
                      only_new_items=args.only_new_items)
-    lake = _lakehouse(args, inputs=args.files)  # an s3a:// file needs S3A in the session
+    lake = _lakehouse(args, inputs=args.files, defer=True)  # an s3a:// file needs S3A in the session
     with progress_bar(f"ingest {args.stream}", " files", quiet=args.quiet) as progress:
         reports = lake.ingest(args.stream, args.files, ts=ts, allow_duplicate=args.allow_duplicate_file,
                               only_new_items=args.only_new_items, progress=progress)
@@ -146,7 +146,7 @@ def _kafka_source(args):
 
 def slide(args) -> int:
     until = _time(args.until) if args.until else None
-    lake = _lakehouse(args)
+    lake = _lakehouse(args, defer=True)
     with progress_bar(f"slide {args.view}", " closes", quiet=args.quiet) as progress:
         done = lake.slide(args.view, until, progress=progress)
     if done:

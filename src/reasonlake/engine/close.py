@@ -344,7 +344,7 @@ class SparkClose(Close):
             only_admitted = (admission.rows is not None and self.repaired is None
                              and (self.last is not None or background is None))
             result = run_fixpoint(self.home.spark, self._spark_base, self.seed_frame, self.compiled.tables,
-                                  known_rows=self.base_rows, summary=change_summary(self.decl.window),
+                                  known_rows=self.base_rows, summary=lambda: change_summary(self.decl.window),
                                   unique_seed_rows=self._unique_seed_rows(),
                                   seed_rows=admission.rows.drop("n") if only_admitted else None,
                                   # a repair view's rounds stay with its repair, on Spark

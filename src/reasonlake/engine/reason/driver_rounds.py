@@ -121,13 +121,29 @@ def step_violations(spark, step: Step, tables: ProgramTables, terms=None):
     return violation_frame(spark, found, keep_origins=False)
 
 
+class _NoneFound:
+    """The empty violations frame, made on its first use (a close that found none and records
+    none never uses it)."""
+
+    def __init__(self, make):
+        self._make, self._frame = make, None
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name in ("_make", "_frame"):
+            raise AttributeError(name)
+        if self._frame is None:
+            self._frame = self._make()
+        return getattr(self._frame, name)
+
+
 def violation_frame(spark, found: list[tuple], keep_origins: bool):
     """Violation rows as ``spark_joins.violations`` returns them (key column included)."""
     from reasonlake.engine.reason.spark_joins import violation_key
     from reasonlake.engine.store.schemas import VIOLATION_SCHEMA
 
-    if not found:  # the usual case: nothing to key, nothing to keep
-        return spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA)
+    if not found:  # the usual case: nothing to key, nothing to keep; made when first used,
+        # so that a close the driver runs without Spark (decision 0071) does not start it for none
+        return _NoneFound(lambda: spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA))
     rows = [(rule, bindings, [tuple(t) for t in triples], origin) for rule, bindings, triples, origin in found]
     out = spark.createDataFrame(rows, VIOLATION_SCHEMA)
     return out.select(violation_key(keep_origins).alias("key"), "*").localCheckpoint()

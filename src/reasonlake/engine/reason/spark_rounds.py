@@ -145,7 +145,8 @@ BROADCAST_ROWS = 300_000
 
 
 def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFrame | Callable[[], DataFrame],
-                 tables: ProgramTables, *, known_rows: int | None = None, summary: dict[str, Column] | None = None,
+                 tables: ProgramTables, *, known_rows: int | None = None,
+                 summary: dict[str, Column] | Callable[[], dict[str, Column]] | None = None,
                  unique_seed_rows: int | None = None, seed_rows=None, fetching: bool = True,
                  here=None) -> FixpointResult:
     """base: the materialization before this step (s, p, o, origin, rule), already cached,
@@ -159,7 +160,8 @@ def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFra
     round takes it as its best candidates; ``seed_rows``: the seed's rows already in the
     driver (a frame), for a step run there; ``fetching``: a base too large for the driver may
     have the facts its rounds look up fetched into it (``neighbourhood``). ``summary``: aggregates over the changes, computed
-    as they are checkpointed (``FixpointResult.summary``)."""
+    as they are checkpointed (``FixpointResult.summary``), or a function making them (a
+    step in the driver makes no Spark expression: its session may never start)."""
     base_frame = base if callable(base) else (lambda: base)
     if known_rows is None:
         known_rows = base_frame().count()
@@ -208,7 +210,7 @@ def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFra
                             full_small=known_rows <= BROADCAST_ROWS)
     if not deltas:
         return FixpointResult(spark.createDataFrame([], CHANGE_SCHEMA), rounds=0)
-    return _changes(base, deltas, summary or {}, tables)
+    return _changes(base, deltas, (summary() if callable(summary) else summary) or {}, tables)
 
 
 def _best(candidates: DataFrame) -> tuple[DataFrame, int]:

@@ -197,12 +197,16 @@ class DeferredSession:
 
         self._start, self.remote, self._session = start, remote, None
         self._lock, self._failed = threading.Lock(), None
+        self._settings: dict[str, str | None] = {}  # set before the start: applied at it
 
     def started(self):
         with self._lock:  # one start, whichever thread asks first
             if self._session is None and self._failed is None:
                 try:
-                    self._session = self._start()
+                    session = self._start()
+                    for key, value in self._settings.items():
+                        session.conf.set(key, value) if value is not None else session.conf.unset(key)
+                    self._session = session
                 except BaseException as exc:
                     self._failed = exc
             if self._failed is not None:
@@ -222,8 +226,24 @@ class DeferredSession:
         except BaseException:  # kept: raised to the caller that needs the session
             pass
 
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        """A session setting, without starting the session for it (``set_setting``)."""
+        with self._lock:
+            if self._session is None:
+                return self._settings.get(key, default)
+        return self._session.conf.get(key, default)
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Set (None: unset) a session setting; before the start, kept and applied at it:
+        a command's commits carry its mark (``session_marks``) whether or not it starts Spark."""
+        with self._lock:
+            if self._session is None:
+                self._settings[key] = value
+                return
+        self._session.conf.set(key, value) if value is not None else self._session.conf.unset(key)
+
     def __getattr__(self, name: str):
-        if name.startswith("__") or name in ("_start", "_session", "remote", "_lock", "_failed"):
+        if name.startswith("__") or name in ("_start", "_session", "remote", "_lock", "_failed", "_settings"):
             raise AttributeError(name)
         return getattr(self.started(), name)
 

@@ -21,6 +21,24 @@ _CLOSING: dict[int, str] = {}
 _MARKING_LOCK = threading.Lock()
 
 
+def _get(spark) -> str | None:
+    from reasonlake.engine.store.session import DeferredSession
+
+    return spark.get_setting(_CONF) if isinstance(spark, DeferredSession) else spark.conf.get(_CONF, None)
+
+
+def _set(spark, value: str | None) -> None:
+    """The setting set, or unset for None; a session not started yet gets it at its start."""
+    from reasonlake.engine.store.session import DeferredSession
+
+    if isinstance(spark, DeferredSession):
+        spark.set_setting(_CONF, value)
+    elif value is None:
+        spark.conf.unset(_CONF)
+    else:
+        spark.conf.set(_CONF, value)
+
+
 @contextmanager
 def marked(spark):
     """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant, and
@@ -29,8 +47,8 @@ def marked(spark):
     with _MARKING_LOCK:
         depth, previous = _MARKING.get(key, (0, None))
         if depth == 0:
-            previous = spark.conf.get(_CONF, None)
-            spark.conf.set(_CONF, MARK)
+            previous = _get(spark)
+            _set(spark, MARK)
         _MARKING[key] = (depth + 1, previous)
     try:
         yield
@@ -39,10 +57,8 @@ def marked(spark):
             depth, previous = _MARKING.pop(key)
             if depth > 1:
                 _MARKING[key] = (depth - 1, previous)
-            elif previous is None:
-                spark.conf.unset(_CONF)
             else:
-                spark.conf.set(_CONF, previous)
+                _set(spark, previous)
 
 
 @contextmanager
@@ -56,7 +72,7 @@ def closing(spark, close: int):
         refining = key in _MARKING and key not in _CLOSING
         if refining:
             _CLOSING[key] = slide_mark(close)
-            spark.conf.set(_CONF, _CLOSING[key])
+            _set(spark, _CLOSING[key])
     try:
         yield
     finally:
@@ -64,7 +80,7 @@ def closing(spark, close: int):
             with _MARKING_LOCK:
                 del _CLOSING[key]
                 if key in _MARKING:
-                    spark.conf.set(_CONF, MARK)
+                    _set(spark, MARK)
 
 
 def mark_of(spark) -> str | None:

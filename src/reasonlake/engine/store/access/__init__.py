@@ -15,7 +15,10 @@ and writes the files itself:
   listed, small tables and queries read by this process (``local_files``), the driver's
   commits through Delta's own transaction (``arrow_commit``);
 - ``local_over_connect.LocalOverConnect``: a Spark Connect server on this machine over a
-  folder of this machine: the same reads, the driver's commits by delta-rs (``rs_commit``).
+  folder of this machine: the same reads, the driver's commits by delta-rs (``rs_commit``);
+- ``local_before_spark.LocalBeforeSpark``: a command's embedded session not started yet
+  (``DeferredSession``) over a folder of this machine: the same as over a local server, and
+  what only Spark answers starts the session (decision 0071).
 
 A method a mode cannot answer returns None (reads: the caller reads through Spark) or raises
 ``Unusable`` (driver commits: the caller writes through Spark); a mode never tries
@@ -47,8 +50,20 @@ def of(spark, path: str) -> Access:
     return mode
 
 
+def _not_started(spark) -> bool:
+    """An embedded session a command defers (``DeferredSession``) that has not started: the
+    command may end without it."""
+    from reasonlake.engine.store.session import DeferredSession
+
+    return isinstance(spark, DeferredSession) and spark.remote is None and spark._session is None
+
+
 def _choose(spark, local: bool, reads_here: bool, writes_here: bool) -> Access:
     connect = locations.is_connect(spark)
+    if local and reads_here and writes_here and _not_started(spark):
+        from reasonlake.engine.store.access.local_before_spark import LocalBeforeSpark
+
+        return LocalBeforeSpark(spark, reads_here=reads_here, writes_here=writes_here)
     if local and (not connect or locations.sees_our_files(spark)):
         if connect:
             from reasonlake.engine.store.access.local_over_connect import LocalOverConnect
