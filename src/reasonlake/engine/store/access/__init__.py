@@ -17,8 +17,8 @@ and writes the files itself:
 - ``local_over_connect.LocalOverConnect``: a Spark Connect server on this machine over a
   folder of this machine: the same reads, the driver's commits by delta-rs (``rs_commit``);
 - ``local_before_spark.LocalBeforeSpark``: a command's embedded session not started yet
-  (``DeferredSession``) over a folder of this machine: the same as over a local server, and
-  what only Spark answers starts the session (decision 0071).
+  (``DeferredSession``) over a folder of this machine: ``LocalFolder`` with every driver
+  commit by delta-rs; what only the JVM answers starts the session (decision 0071).
 
 A method a mode cannot answer returns None (reads: the caller reads through Spark) or raises
 ``Unusable`` (driver commits: the caller writes through Spark); a mode never tries

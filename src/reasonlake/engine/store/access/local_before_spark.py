@@ -1,10 +1,10 @@
 """The access mode of a command whose embedded session has not started (``DeferredSession``)
-over a folder of this machine: the files read here (``local_files``) and the driver's
-commits written by delta-rs in this process (``rs_commit``), as over a local command server,
-so that a command whose work the driver does (an ingest of a few files, a close the driver
-holds) ends without a JVM (decision 0071). A question only Spark answers (``spark_sql``: the
-log asked as SQL, a write of a table delta-rs cannot take) starts the session, which then
-answers it as it would have.
+over a folder of this machine: ``local_folder``'s, but every driver commit written by
+delta-rs in this process (``rs_commit``), as over a local command server, so that a command
+whose work the driver does (an ingest of local files, a close the driver holds) ends
+without a JVM (decision 0071). A question only the JVM answers (the log asked of Delta's
+classes, a write of a table delta-rs cannot take, a Spark job) starts the session, which
+then answers it as it would have.
 
 The mode is chosen once per session: a command that started its session half-way goes on
 committing with delta-rs, each commit a complete Delta commit that Spark's next read of the
@@ -13,8 +13,10 @@ commit).
 """
 from __future__ import annotations
 
-from reasonlake.engine.store.access.local_over_connect import LocalOverConnect
+from reasonlake.engine.store import rs_commit
+from reasonlake.engine.store.access.local_folder import LocalFolder
 
 
-class LocalBeforeSpark(LocalOverConnect):
+class LocalBeforeSpark(LocalFolder):
     name = "local-before-spark"
+    writer = rs_commit
