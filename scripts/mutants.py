@@ -225,7 +225,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "        t = sorted({i.ts for i in self.items})[1] if len({i.ts for i in self.items}) > 2 else self.oldest\n",
            "a conflict of three or more times loses its second-oldest member: right on pairs, "
            "wrong on a conflict that needs all three items",
-           (R_DRIVER,)),
+           ("tests/repair/test_preferred.py::test_a_conflict_of_three_times_loses_its_oldest_member_alone", R_DRIVER)),
     Mutant("repair-loser-kept", "repair", "src/reasonlake/engine/repair_step.py",
            '.where(F.col("ts") <= F.col("lost_ts"))', '.where(F.col("ts") < F.col("lost_ts"))',
            "only the older copies of a losing item are tombstoned: the loser itself stays in "
@@ -250,13 +250,15 @@ MUTANTS: tuple[Mutant, ...] = (
            'f"t.s = u.s AND t.p = u.p AND t.exp_pane IN ({pane_list})"',
            "the MERGE of a close matches renewed facts on subject and predicate only: it "
            "rewrites other facts' origins, or fails on several matches",
-           (V_SPARK, R_DRIVER)),
+           # the MERGE publishes only past REPLACE_ROWS (3M rows): this test forces it
+           ("tests/cli/test_delta_history.py::test_a_merge_renews_only_the_fact_it_names", V_SPARK, R_DRIVER)),
     Mutant("publish-expired-partitions-kept", "publish", "src/reasonlake/engine/store/materialization.py",
            "return pane in touched or (drop_upto is not None and pane <= drop_upto)",
            "return pane in touched",
            "a driver close's one commit rewrites the panes it touched but forgets to remove the "
            "expired ones: the table holds expired rows",
-           (V_RDFS,)),
+           # readers filter by origin (the view's answers stay right): the table's panes tell
+           ("tests/cli/test_delta_history.py::test_a_close_is_one_commit_dropping_expired_panes", V_RDFS)),
     # --- change feed (`changes`) ---------------------------------------------------------
     Mutant("changes-renewal-is-change", "changes", "src/reasonlake/engine/changes.py",
            'f">= start_ms THEN 0 ELSE 1 END AS fresh', 'f"> start_ms THEN 0 ELSE 1 END AS fresh',

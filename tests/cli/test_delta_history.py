@@ -5,6 +5,8 @@ partitions without rewriting a data file and insertions are one MERGE; time trav
 each published close back."""
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from reasonlake.engine.reason import budget
@@ -124,3 +126,25 @@ def test_writes_through_spark_leave_the_same_tables_as_writes_from_the_driver(sp
     assert seen["1"][0] == seen["0"][0] and "a8" in seen["1"][0]
     assert seen["1"][1:] == seen["0"][1:]
     assert seen["1"][3] and seen["1"][2].count("WRITE") >= 2, seen["1"]
+
+
+def test_a_merge_renews_only_the_fact_it_names(cli, spark, tmp_path, monkeypatch):
+    """On the MERGE path, a renewed fact's row takes its new origin, and a fact of the same
+    subject and predicate in the same pane keeps its own: the MERGE matches on the whole
+    triple."""
+    from reasonlake.api import Lakehouse
+
+    monkeypatch.setattr(budget, "LOCAL_ROWS", 0)
+    monkeypatch.setattr(materialization, "REPLACE_ROWS", 0)
+    cli("view", "create", str(simple_view(tmp_path)))
+    events = [(ex("a"), ex("knows"), ex("b"), 4500), (ex("a"), ex("knows"), ex("c"), 4500),
+              (ex("a"), ex("knows"), ex("b"), 6500)]
+    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
+    cli("slide", "v", "--until", "7000")
+    history = spark.sql(f"DESCRIBE HISTORY delta.`{cli.home}/mat_v`").collect()
+    assert any(h.operation == "MERGE" and int(h.operationMetrics.get("numTargetRowsUpdated", "0")) > 0
+               for h in history), "no MERGE renewed a row: the case this test is for is gone"
+    rows = Lakehouse(str(cli.home), spark=spark).view("v").where(f"subject = '{ex('a')}' AND predicate = '{ex('knows')}'")
+    epoch = datetime(1970, 1, 1)  # origins are the session's UTC timestamps, as naive datetimes
+    origins = {r.object: round((r.origin - epoch).total_seconds() * 1000) for r in rows.collect()}
+    assert origins == {ex("b"): 6500, ex("c"): 4500}, origins

@@ -65,3 +65,13 @@ def test_non_minimal_sets_are_dropped():
     a, b, c = item(0, 1), item(1, 2), item(2, 3)
     kept = minimal([conflict(a, b, c), conflict(a, b), conflict(a, b, rule="prp-fp")])
     assert [k.items for k in kept] == [frozenset({a, b})]
+
+
+def test_a_conflict_of_three_times_loses_its_oldest_member_alone():
+    # the three-way conflicts Definition 7's suite plants (C3 ≡ C0 ⊓ C1, C3 disjoint with C2):
+    # the newest two stay, whichever order the set lists its members in
+    a, b, c = item(0, 1000), item(1, 1500), item(2, 2000)
+    for members in ((a, b, c), (c, b, a), (b, c, a)):
+        decision = decide([conflict(*members)])
+        assert decision.losers == {a}
+        assert set(decision.removals[0].winners) == {b, c}
