@@ -253,11 +253,12 @@ MUTANTS: tuple[Mutant, ...] = (
            # the MERGE publishes only past REPLACE_ROWS (3M rows): this test forces it
            ("tests/cli/test_delta_history.py::test_a_merge_renews_only_the_fact_it_names", V_SPARK, R_DRIVER)),
     Mutant("publish-expired-partitions-kept", "publish", "src/reasonlake/engine/store/materialization.py",
-           "return pane in touched or (drop_upto is not None and pane <= drop_upto)",
-           "return pane in touched",
+           '+ ([f"exp_pane <= {drop_upto}"] if drop_upto is not None else []))',
+           "+ [])",
            "a driver close's one commit rewrites the panes it touched but forgets to remove the "
            "expired ones: the table holds expired rows",
-           # readers filter by origin (the view's answers stay right): the table's panes tell
+           # the commit's predicate removes the partitions (delta-rs; ``replaced`` only checks
+           # the rows written); readers filter by origin, so the table's panes tell
            ("tests/cli/test_delta_history.py::test_a_close_is_one_commit_dropping_expired_panes", V_RDFS)),
     # --- change feed (`changes`) ---------------------------------------------------------
     Mutant("changes-renewal-is-change", "changes", "src/reasonlake/engine/changes.py",
