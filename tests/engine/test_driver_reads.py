@@ -139,6 +139,12 @@ def test_ingest_and_slide_without_a_jvm_write_what_the_spark_path_writes(cli, sp
         assert _timeless(alone.stdout) == _timeless(cli(*args)), args
         outputs.append(alone.stdout)
     assert "3 items, 1 quarantined" in outputs[0] and "1970-01-01T00:00:07" in outputs[1], outputs
+    def marks(home, table):
+        return [h.userMetadata for h in spark.sql(f"DESCRIBE HISTORY delta.`{home / table}`").orderBy("version").collect()]
+
+    for table in ("mat_d", "events", "view_state"):  # delta-rs's commits carry the marks Spark's do (foreign_commits)
+        assert marks(twin.home, table) == marks(cli.home, table), table
+    assert marks(twin.home, "mat_d")[-1].startswith("reasonlake slide close=7000"), marks(twin.home, "mat_d")
     for close in ("5000", "6000", "7000"):
         assert twin("export", "d", "--close", close) == cli("export", "d", "--close", close), close
     assert _timeless(twin("history", "d")) == _timeless(cli("history", "d"))

@@ -205,7 +205,7 @@ class DeferredSession:
                 try:
                     session = self._start()
                     for key, value in self._settings.items():
-                        session.conf.set(key, value) if value is not None else session.conf.unset(key)
+                        _put(session, key, value)
                     self._session = session
                 except BaseException as exc:
                     self._failed = exc
@@ -226,26 +226,48 @@ class DeferredSession:
         except BaseException:  # kept: raised to the caller that needs the session
             pass
 
-    def get_setting(self, key: str, default: str | None = None) -> str | None:
-        """A session setting, without starting the session for it (``set_setting``)."""
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        """A setting, without starting the session for it: before the start, the one set here."""
         with self._lock:
             if self._session is None:
-                return self._settings.get(key, default)
+                kept = self._settings.get(key)  # None: never set here, or unset
+                return default if kept is None else kept
         return self._session.conf.get(key, default)
 
     def set_setting(self, key: str, value: str | None) -> None:
-        """Set (None: unset) a session setting; before the start, kept and applied at it:
-        a command's commits carry its mark (``session_marks``) whether or not it starts Spark."""
+        """Set a setting (None: unset it); before the start, kept and applied at it."""
         with self._lock:
             if self._session is None:
                 self._settings[key] = value
                 return
-        self._session.conf.set(key, value) if value is not None else self._session.conf.unset(key)
+        _put(self._session, key, value)
 
     def __getattr__(self, name: str):
         if name.startswith("__") or name in ("_start", "_session", "remote", "_lock", "_failed", "_settings"):
             raise AttributeError(name)
         return getattr(self.started(), name)
+
+
+def setting(spark, key: str, default: str | None = None) -> str | None:
+    """A session setting; a ``DeferredSession`` is not started for it."""
+    return spark.setting(key, default) if isinstance(spark, DeferredSession) else spark.conf.get(key, default)
+
+
+def set_setting(spark, key: str, value: str | None) -> None:
+    """Set a session setting (None: unset it); a ``DeferredSession`` not started yet keeps it
+    and applies it at its start (a command's commits carry its mark, ``session_marks``,
+    whether or not it starts Spark)."""
+    if isinstance(spark, DeferredSession):
+        spark.set_setting(key, value)
+    else:
+        _put(spark, key, value)
+
+
+def _put(session, key: str, value: str | None) -> None:
+    if value is None:
+        session.conf.unset(key)
+    else:
+        session.conf.set(key, value)
 
 
 def started(spark):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+from reasonlake.engine.store.session import set_setting, setting
+
 MARK = "reasonlake"
 # Delta writes this session setting into every commit's commitInfo.userMetadata (a
 # writer's own userMetadata option wins: commit_marks' "reasonlake seq=N" starts the same)
@@ -21,24 +23,6 @@ _CLOSING: dict[int, str] = {}
 _MARKING_LOCK = threading.Lock()
 
 
-def _get(spark) -> str | None:
-    from reasonlake.engine.store.session import DeferredSession
-
-    return spark.get_setting(_CONF) if isinstance(spark, DeferredSession) else spark.conf.get(_CONF, None)
-
-
-def _set(spark, value: str | None) -> None:
-    """The setting set, or unset for None; a session not started yet gets it at its start."""
-    from reasonlake.engine.store.session import DeferredSession
-
-    if isinstance(spark, DeferredSession):
-        spark.set_setting(_CONF, value)
-    elif value is None:
-        spark.conf.unset(_CONF)
-    else:
-        spark.conf.set(_CONF, value)
-
-
 @contextmanager
 def marked(spark):
     """The session's Delta commits carry the reasonlake mark meanwhile (re-entrant, and
@@ -47,8 +31,8 @@ def marked(spark):
     with _MARKING_LOCK:
         depth, previous = _MARKING.get(key, (0, None))
         if depth == 0:
-            previous = _get(spark)
-            _set(spark, MARK)
+            previous = setting(spark, _CONF)
+            set_setting(spark, _CONF, MARK)
         _MARKING[key] = (depth + 1, previous)
     try:
         yield
@@ -58,7 +42,7 @@ def marked(spark):
             if depth > 1:
                 _MARKING[key] = (depth - 1, previous)
             else:
-                _set(spark, previous)
+                set_setting(spark, _CONF, previous)
 
 
 @contextmanager
@@ -72,7 +56,7 @@ def closing(spark, close: int):
         refining = key in _MARKING and key not in _CLOSING
         if refining:
             _CLOSING[key] = slide_mark(close)
-            _set(spark, _CLOSING[key])
+            set_setting(spark, _CONF, _CLOSING[key])
     try:
         yield
     finally:
@@ -80,7 +64,7 @@ def closing(spark, close: int):
             with _MARKING_LOCK:
                 del _CLOSING[key]
                 if key in _MARKING:
-                    _set(spark, MARK)
+                    set_setting(spark, _CONF, MARK)
 
 
 def mark_of(spark) -> str | None:
