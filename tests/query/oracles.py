@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pyoxigraph
+import rdflib
 from rdflib import BNode, Graph, Literal, URIRef
 from rdflib.namespace import XSD
 from rdflib.util import from_n3
@@ -75,6 +76,17 @@ def normal(term):
 def normal_text(text: str | None):
     """``normal`` of an N-Triples term's text (None: unbound)."""
     return None if text is None else normal(from_n3(text))
+
+
+def graph_as_written(text: str, format: str = "nt") -> Graph:
+    """rdflib's graph of ``text`` with each literal's lexical form as written: by default
+    rdflib rewrites it from the value on parsing ("...Z" becomes "...+00:00", "7.0" "7"),
+    and STR, STRLEN and the like would then read a form the data never held."""
+    normalize, rdflib.NORMALIZE_LITERALS = rdflib.NORMALIZE_LITERALS, False
+    try:
+        return Graph().parse(data=text, format=format)
+    finally:
+        rdflib.NORMALIZE_LITERALS = normalize
 
 
 def rdflib_graph(triples) -> Graph:

@@ -8,13 +8,13 @@ import random
 from collections import Counter
 
 import polars as pl
-import rdflib
 
 from reasonlake.api import Lakehouse
 from reasonlake.query import incremental
 from reasonlake.query.answer import Answer
 from tests.cli.helpers import jsonl, simple_view
 from tests.query import generated
+from tests.query.oracles import graph_as_written
 from tests.query.test_matches_rdflib import _seed, compare_answers
 from tests.query.test_registered_queries import _declare, _rows
 from tests.query.test_views_both_backends import CLOSES, TBOX, _events, _totals
@@ -76,7 +76,7 @@ def test_carried_answers_equal_rdflib_at_every_close(spark, cli, tmp_path, monke
         variables = next(q for q in lake.home.view("v").queries if q.name == name).variables
         for close in CLOSES:
             export = "\n".join(line.rstrip("\n") for line in lake.export("v", close=close))
-            graph = rdflib.Graph().parse(data=export, format="nt")
+            graph = graph_as_written(export)
             found = rows.get(close, Counter())
             listed = [row for row, n in found.items() for _ in range(n)]
             frame = pl.DataFrame([dict(zip(variables, row)) for row in listed],

@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import re
 
-import rdflib
 
 from reasonlake.api import Lakehouse
 from reasonlake.engine import query_read
@@ -15,6 +14,7 @@ from reasonlake.query.terms import constant
 from tests.cli.helpers import jsonl, simple_view
 from tests.query import generated
 from tests.query.backends import view_triples
+from tests.query.oracles import graph_as_written
 from tests.query.test_matches_rdflib import _seed, compare_answers
 
 EX, OTHER = generated.EX, generated.OTHER
@@ -62,7 +62,7 @@ def test_generated_views_answer_as_rdflib_at_every_close_on_both_backends(spark,
     compared = {"driver": 0, "spark": 0}
     for close in CLOSES:
         export = cli("export", "v", "--close", str(close))
-        graph = rdflib.Graph().parse(data=export, format="nt")
+        graph = graph_as_written(export)
         for k in range(QUERIES_PER_CLOSE):
             drawn = generated.Query(rng)
             query = drawn.query()
