@@ -9,6 +9,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
+# a command a test runs with the terminal as its stderr must not start the home's command
+# server and leave it running (the tests of that feature ask for it themselves)
+os.environ.setdefault("REASONLAKE_SERVER", "off")
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,7 @@ class Lakehouse:
     """A reasonlake home on a Spark session (the active one, or an embedded local one)."""
 
     def __init__(self, home: str | None = None, spark=None, *, remote: str | None = None, kafka: bool = False,
-                 metastore: bool = False, wait: float = 0, defer: bool = False, inputs=()):
+                 metastore: bool = False, wait: float = 0, defer: bool = False, inputs=(), server: bool = True):
         """``kafka``: add Spark's Kafka connector to the embedded session (for ``run`` over a
         Kafka topic; a cluster's session must have it already). ``metastore``: keep a Hive
         metastore in the (local) home for ``init(catalog="spark_catalog")``; a home that
@@ -39,12 +39,13 @@ class Lakehouse:
         to build no Spark expression before their first read: pyspark's need a session).
         ``inputs``: the paths or URIs a command will read besides the home (an ingest's files,
         the runner's source): an ``s3a://`` one, like an ``s3a://`` home, adds S3A to the
-        embedded session (``engine.store.object_store``)."""
+        embedded session (``engine.store.object_store``). ``server=False``: not the home's
+        command server even when one runs (``--in-process``)."""
         from reasonlake.engine.store.home import resolve_home
 
         self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
         self._given, self._kafka, self._metastore, self._wait = spark, kafka, metastore, wait
-        self._remote, self._defer = remote, defer
+        self._remote, self._defer, self._use_server = remote, defer, server
         self._inputs = [str(i) for i in inputs]
         self._home = None
         self.sql_tables: list[str] = []  # the tables the last `sql` call could name
@@ -53,19 +54,22 @@ class Lakehouse:
     def home(self):
         """The home on its session (``engine.store.home.Home``), the session started on first use."""
         if self._home is None:
-            from reasonlake.engine.store import catalog
+            from reasonlake.engine.store import catalog, server
             from reasonlake.engine.store.home import Home
             from reasonlake.engine.store.session import DeferredSession, active_session, get_spark, kafka_package
 
             spark, root = self._given, self._root
             remote = self._remote or os.environ.get("SPARK_REMOTE")
-            if spark is None and remote is None and not self._kafka and active_session() is None:
-                from reasonlake.engine.store import server
-
-                found = server.running(root)  # the home's command server, when one runs
+            found = None  # the home's command server, when one runs and this process uses it
+            if spark is None and remote is None and not self._kafka and self._use_server and active_session() is None:
+                found = server.running(root)
                 remote = found.url if found is not None else None
+                if found is not None:  # its idle clock runs only while no command uses it
+                    server.keep_using(root, found)
             if spark is None and remote is not None:
-                spark = DeferredSession(lambda: get_spark(remote=remote), remote)
+                # the home's own server not answering has stopped: a call says so in seconds
+                spark = DeferredSession(lambda: server.fail_fast(get_spark(remote=remote)) if found is not None
+                                        else get_spark(remote=remote), remote)
                 spark = spark if self._defer else spark.started()
             if spark is None:
                 packages = (kafka_package(),) if self._kafka else ()
@@ -127,12 +131,22 @@ class Lakehouse:
 
         lease.release_all()
 
-    def start_server(self, *, port: int | None = None):
+    def start_server(self, *, port: int | None = None, idle: float | None = None, warm_up: bool = True):
         """Start the home's Spark Connect server (``engine.store.server``), or find it
-        running: (the server, whether this call started it). Commands then connect to it."""
+        running: (the server, whether this call started it). Commands then connect to it.
+        ``idle``: seconds without a command after which it stops itself (None: never)."""
         from reasonlake.engine.store import server
 
-        return server.start(self._root, port=port)
+        return server.start(self._root, port=port, idle=idle, warm_up=warm_up)
+
+    def could_use_server(self) -> bool:
+        """Whether this process would run its Spark work on the home's command server if one
+        ran: a home in a local folder, no Spark Connect address given, no session of its own."""
+        from reasonlake.engine.store.locations import local_path
+        from reasonlake.engine.store.session import active_session
+
+        return (self._given is None and not (self._remote or os.environ.get("SPARK_REMOTE")) and self._use_server
+                and not self._kafka and local_path(self._root) is not None and active_session() is None)
 
     def stop_server(self):
         """Stop the home's server; the one stopped, or None when none ran."""

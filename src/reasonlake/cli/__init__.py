@@ -7,6 +7,7 @@ before its work answer at once.
 """
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 
@@ -18,6 +19,7 @@ __all__ = ["build_parser", "main"]
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    lost = False
     try:
         from reasonlake.cli.verbs import VERBS
 
@@ -32,6 +34,11 @@ def main(argv: list[str] | None = None) -> int:
         _silence_stdout()
         return 141  # as a process killed by SIGPIPE, what `set -o pipefail` expects
     except Exception as exc:  # an internal error: still one line, with the type for the report
+        if _server_lost(exc):
+            lost = True
+            print("reasonlake: error: the Spark Connect server stopped answering during the command (stopped, "
+                  "idle or killed); nothing it left half-done is published: run the command again", file=sys.stderr)
+            return 2
         race = ConcurrentWriteError.race_in(exc)
         if race:
             lost = ConcurrentWriteError(
@@ -47,13 +54,22 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         _release_leases()
+        if lost:  # the Connect client's threads would retry the gone server for minutes at exit
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(2)
+
+
+def _server_lost(exc: Exception) -> bool:
+    """Whether a Spark Connect call failed because its server went away mid-call."""
+    text = str(exc)
+    return type(exc).__name__ == "SparkConnectGrpcException" and (
+        "StatusCode.CANCELLED" in text or "StatusCode.UNAVAILABLE" in text)
 
 
 def _silence_stdout() -> None:
     """Point stdout at /dev/null: the interpreter's flush at exit would fail on the closed
     pipe again, and print its own traceback."""
-    import os
-
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
 

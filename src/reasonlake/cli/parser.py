@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--remote", metavar="sc://HOST:PORT",
                         help="run on this Spark Connect server (default: $SPARK_REMOTE, else the home's "
                              "`reasonlake server` when it runs, else an embedded Spark session)")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run on a Spark session of this process: neither start nor use the home's command "
+                             "server (at a terminal, the first command that needs Spark starts it)")
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print its traceback (for a bug report)")
     parser.add_argument("--quiet", action="store_true",
@@ -74,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     verb_home.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     verb_home.add_argument("--remote", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     verb_home.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    verb_home.add_argument("--in-process", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     sub.add_parser = functools.partial(sub.add_parser, parents=[verb_home])  # type: ignore[method-assign]
     # commands that write a view's tables take its writer lease (one writer per view)
     writer = argparse.ArgumentParser(add_help=False)

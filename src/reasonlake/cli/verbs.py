@@ -14,7 +14,7 @@ from pathlib import Path
 
 from reasonlake import api
 from reasonlake.api import Lakehouse, format_time, parse_time
-from reasonlake.cli import show
+from reasonlake.cli import command_server, show
 from reasonlake.errors import QuarantinedRowsError, UsageError
 from reasonlake.progress_bar import progress_bar
 
@@ -26,7 +26,11 @@ def _time(text: str) -> int:
 def _lakehouse(args, **options) -> Lakehouse:
     """``defer=True``: the reading commands, which may answer from the home's files without
     starting Spark (``Lakehouse(defer=)``)."""
-    return Lakehouse(args.home, remote=args.remote, wait=getattr(args, "wait", 0.0), **options)
+    in_process = getattr(args, "in_process", False)
+    lake = Lakehouse(args.home, remote=args.remote, wait=getattr(args, "wait", 0.0), server=not in_process, **options)
+    if command_server.wanted(args):
+        command_server.start_for(lake)
+    return lake
 
 
 def init(args) -> int:

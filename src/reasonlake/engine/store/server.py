@@ -26,6 +26,7 @@ from reasonlake.errors import EnvironmentSetupError
 
 SERVER_FILE = "_server.json"
 LOG_FILE = "_server.log"
+USED_FILE = "_server.used"  # its time: a command's last use of the server (the idle clock)
 LOOPBACK = "127.0.0.1"
 
 
@@ -34,6 +35,7 @@ class Server:
     pid: int
     port: int
     started: float  # seconds since the epoch
+    idle: float = 0  # seconds without a command after which it stops itself (0: never)
 
     @property
     def url(self) -> str:
@@ -105,8 +107,12 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[Server, bool]:
-    """Start the home's server, or find it running: (the server, whether this call started it)."""
+def start(root: str, *, port: int | None = None, timeout: float = 300, idle: float | None = None,
+          warm_up: bool = True) -> tuple[Server, bool]:
+    """Start the home's server, or find it running: (the server, whether this call started it).
+    ``idle``: seconds without a command after which it stops itself (None: until stopped).
+    ``warm_up``: a client asks it a first question before this returns (``_warm_up``); a
+    command that starts the server for itself skips that, being its first client."""
     folder = _folder(root)
     if folder is None:
         raise EnvironmentSetupError(
@@ -124,7 +130,7 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
     # (pyspark marks a process that made a Connect session in its environment)
     env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port)],
+        [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port), str(idle or 0)],
         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, env=env)
     deadline = time.monotonic() + timeout
     # the server names itself in the home once its session is up (the Connect plugin listens
@@ -138,7 +144,8 @@ def start(root: str, *, port: int | None = None, timeout: float = 300) -> tuple[
                 "installed and that Maven Central is reachable for the Delta jars")
         time.sleep(0.25)
     server = recorded(root)
-    _warm_up_apart(server, root, env)
+    if warm_up:
+        _warm_up_apart(server, root, env)
     return server, True
 
 
@@ -163,8 +170,66 @@ def stop(root: str, *, timeout: float = 60) -> Server | None:
     return server
 
 
-def _serve(root: str, port: int) -> None:
-    """The server process: the embedded session with Spark's Connect plugin, until stopped."""
+def used(root: str) -> None:
+    """Mark the home's server as used now (a command connected to it, or ended over it): it
+    stops itself only ``idle`` seconds after the last mark."""
+    folder = _folder(root)
+    if folder is not None:
+        try:
+            (folder / USED_FILE).touch()
+        except OSError:  # a home that vanished: nothing left to keep the server for
+            pass
+
+
+def keep_using(root: str, server: Server) -> None:
+    """Mark the server used now, again while this process runs (a daemon thread, at a third
+    of its idle limit: a command working longer than that between two jobs is still use),
+    and when the process ends."""
+    import atexit
+    import threading
+
+    used(root)
+    atexit.register(used, root)
+    if server.idle:
+        def mark() -> None:
+            while True:
+                time.sleep(server.idle / 3)
+                used(root)
+
+        threading.Thread(target=mark, name="reasonlake-server-use", daemon=True).start()
+
+
+def fail_fast(spark):
+    """``spark``, a client of the home's own server, retrying a call for about three seconds
+    instead of pyspark's ten minutes: on the loopback address a server that does not answer
+    for that long has stopped (idle, `server stop`, killed), and the command should say so."""
+    import warnings
+
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+
+    # the command says in its own line that the server stopped
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
+
+    spark.client.set_retry_policies([DefaultPolicy(max_retries=6, backoff_multiplier=2.0, initial_backoff=100,
+                                                   max_backoff=1000, jitter=0)])
+    return spark
+
+
+def _idle_for(root: str, spark, since: float) -> float:
+    """Seconds since the server last served: its last use marked in the home, or a job it
+    still runs (a long query over it is use, whatever the marks say)."""
+    if spark.sparkContext.statusTracker().getActiveJobsIds():
+        return 0.0
+    try:
+        since = max(since, (_folder(root) / USED_FILE).stat().st_mtime)
+    except OSError:
+        pass
+    return time.time() - since
+
+
+def _serve(root: str, port: int, idle: float = 0) -> None:
+    """The server process: the embedded session with Spark's Connect plugin, until stopped
+    (or, with ``idle``, until that many seconds pass without a command)."""
     from reasonlake.engine.store import catalog
     from reasonlake.engine.store.session import get_spark
 
@@ -180,10 +245,18 @@ def _serve(root: str, port: int) -> None:
     except BaseException as exc:  # the JVM died or refused while starting: never announced
         print(f"the server's session did not start: {exc}", file=sys.stderr)
         os._exit(1)
-    _announce(root, Server(pid=os.getpid(), port=port, started=time.time()))
+    started = time.time()
+    _announce(root, Server(pid=os.getpid(), port=port, started=started, idle=idle))
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    checked = time.monotonic()
     while not stopping:
+        if idle and time.monotonic() - checked > min(idle / 10, 30):
+            checked = time.monotonic()
+            if _idle_for(root, spark, started) > idle:
+                print(f"idle for {idle:.0f} s: the server stops", file=sys.stderr)
+                _forget(root)
+                break
         code = _jvm_exited(spark)
         if code is not None:
             # nothing serves the port any more: the home must not name this process as its
@@ -249,4 +322,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--warm-up":
         _warm_up(sys.argv[3], sys.argv[2])
     else:
-        _serve(sys.argv[1], int(sys.argv[2]))
+        _serve(sys.argv[1], int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 0)
