@@ -19,7 +19,7 @@ __all__ = ["build_parser", "main"]
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    lost = False
+    server_gone = False
     try:
         from reasonlake.cli.verbs import VERBS
 
@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return 141  # as a process killed by SIGPIPE, what `set -o pipefail` expects
     except Exception as exc:  # an internal error: still one line, with the type for the report
         if _server_lost(exc):
-            lost = True
+            server_gone = True
             print("reasonlake: error: the Spark Connect server stopped answering during the command (stopped, "
                   "idle or killed); nothing it left half-done is published: run the command again", file=sys.stderr)
             return 2
@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     finally:
         _release_leases()
-        if lost:  # the Connect client's threads would retry the gone server for minutes at exit
+        if server_gone:  # the Connect client's threads would retry the gone server for minutes at exit
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(2)
