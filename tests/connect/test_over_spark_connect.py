@@ -60,6 +60,12 @@ EXAMPLE = [
     ("export", "active_users", "--close", "2026-11-22T10:08:00Z"),
     ("violations", "active_users"),
     ("history", "active_users"),
+    ("query", "active_users", "SELECT ?who (COUNT(?post) AS ?n) WHERE { ?who <http://rdfs.org/sioc/ns#creator_of> "
+                              "?post } GROUP BY ?who ORDER BY ?who"),
+    ("changes", "active_users", "--format", "csv"),
+    ("rules", "active_users"),
+    ("explain", "active_users", "--why", "<http://example.org/people#tweet4> <http://example.org/social#discuss> "
+                                         "<http://example.org/people#tweet2>", "--close", "2026-11-22T10:08:00Z"),
 ]
 
 
@@ -76,17 +82,25 @@ def _answers(run) -> list[str]:
     return out
 
 
-@pytest.mark.minutes(6)
-def test_example_through_the_command_server_equals_embedded(server_home, cli):
-    """The example's commands in processes of their own that connect to the home's server,
-    and the same commands on this run's embedded session: the same answers."""
+@pytest.mark.minutes(7)
+def test_example_through_the_command_server_equals_embedded(server_home, cli, tmp_path):
+    """The README's walkthrough three ways: in processes of their own that connect to the
+    home's server; in processes of their own with no server, where ingest, slide, the
+    reading verbs, rules and explain run without a JVM (decision 0071) and sql starts one;
+    and on this run's embedded session. The same answers, command by command."""
     root, found = server_home
     _cli(root, "init")
     over_server = _answers(lambda *args: _cli(root, *args).stdout)
     assert _cli(root, "server", "status").stdout.startswith(f"running: {found.url}")
+    alone = str(tmp_path / "alone")
+    _cli(alone, "init")
+    without_server = _answers(lambda *args: _cli(alone, "--in-process", *args).stdout)
     embedded = _answers(cli)
-    assert over_server == embedded
+    for args, served, own, here in zip(EXAMPLE, over_server, without_server, embedded):
+        assert served == here, f"{args}: through the server\n{served}\nembedded\n{here}"
+        assert own == here, f"{args}: in a process of its own\n{own}\nembedded\n{here}"
     assert "<http://example.org/people#bob>" in over_server[5], "the example view holds bob at its last close"
+    assert embedded[-1].startswith("why <http://example.org/people#tweet4>"), embedded[-1]
 
 
 # (suite, the number of its tests that must pass): a count that drops means a test was

@@ -24,7 +24,7 @@ from reasonlake.errors import UsageError
 IDLE_MINUTES = 30
 # the verbs whose work needs Spark before anything else (the others answer from the home's
 # files in their own process, decision 0071, and start Spark only for large work)
-SPARK_FIRST = frozenset({"sql", "validate", "view", "rebuild", "repair", "vacuum"})
+SPARK_FIRST = frozenset({"init", "sql", "validate", "view", "rebuild", "repair", "vacuum"})
 CHOICES = ("terminal", "auto", "off")
 
 
@@ -35,6 +35,8 @@ def wanted(args) -> bool:
         raise UsageError(f"REASONLAKE_SERVER={choice!r}: give one of {', '.join(CHOICES)} (terminal: start "
                          "the home's command server from a terminal only; auto: from scripts too; off: never)")
     if getattr(args, "in_process", False) or choice == "off" or args.command not in SPARK_FIRST:
+        return False
+    if args.command == "init" and getattr(args, "catalog", None):  # a metastore the server must open at its start
         return False
     return choice == "auto" or sys.stderr.isatty()
 
