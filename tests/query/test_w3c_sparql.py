@@ -135,8 +135,13 @@ def suite(spark, initialized_home, tmp_path_factory):
 
 
 def _check(suite: _Suite, case) -> None:
+    compare(case, suite.answer(case))
+
+
+def compare(case, out: str) -> None:
+    """Our answer ``out`` (the JSON results format, or N-Triples for CONSTRUCT) against the
+    case's expected result."""
     expected = w3c.expected(case)
-    out = suite.answer(case)
     if expected.form == "CONSTRUCT":
         ours = Graph().parse(data=out, format="nt")
         assert w3c.isomorphic(ours, expected.graph), f"{case.id}: constructed\n{out}"

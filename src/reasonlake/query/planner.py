@@ -35,11 +35,15 @@ _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "
 
 
 class Planner:
-    def __init__(self, triples, frames, timed: bool = False):
+    def __init__(self, triples, frames, timed: bool = False, named=None):
+        """``named``: the dataset's named graphs (SPARQL 13.2; RSP-QL's named windows), each a
+        frame of triples like ``triples`` (the default graph), by its IRI in N-Triples."""
         self.frames = frames
         self.timed = timed
         columns = ("subject", "predicate", "object", *(TIMES if timed else ()))
         self.triples = frames.select(triples, {c: c for c in columns})
+        self.named = None if named is None else {iri: frames.select(graph, {c: c for c in columns})
+                                                  for iri, graph in named.items()}
         self._hidden = 0
         self._counted: set[str] = set()  # the aggregates' variables with an integer column beside them
 
@@ -193,13 +197,51 @@ class Planner:
         return left_join(left, optional_side, self._condition(expr))
 
     def _Graph(self, node) -> Solutions:
+        """``GRAPH g { P }`` over the named graphs (SPARQL 18.6: ``P`` matched in each graph
+        ``g`` names, a variable ``g`` bound to the graph's IRI), or an event operator."""
+        term = str(node.term)
+        if term.startswith(EVENT) and not isinstance(node.term, Variable) and node.p.name == "Union":
+            return self._event(node, term[len(EVENT):])
+        if self.named is None:  # silently empty would hide the mistake
+            raise SparqlError("GRAPH is not supported over a view: a view holds one default graph (named graphs are "
+                              "a dataset's, given with them)")
+        if isinstance(node.term, Variable):
+            return self._in_each_graph(node.p, str(node.term))
+        return self._in_graph(constant(node.term), node.p)
+
+    def _in_graph(self, iri: str, pattern) -> Solutions:
+        """``pattern``'s solutions over the named graph ``iri`` (none: a graph the dataset
+        lacks matches nothing, 13.3.4)."""
+        graph = self.named.get(iri)
+        if graph is None:
+            graph = self.frames.constant({c: [] for c in ("subject", "predicate", "object")},
+                                         {c: pl.String for c in ("subject", "predicate", "object")})
+        default, self.triples = self.triples, graph
+        try:
+            return self.solutions(pattern)
+        finally:
+            self.triples = default
+
+    def _in_each_graph(self, pattern, variable: str) -> Solutions:
+        """``GRAPH ?g { P }``: the union over the named graphs of ``P``'s solutions there
+        joined with ?g bound to the graph's IRI (a ``P`` that binds ?g itself must agree)."""
+        found = None
+        for iri in sorted(self.named):
+            named = Solutions.of(self.frames, self.frames.constant({UNIT: [True], variable: [iri]},
+                                                                   {UNIT: pl.Boolean, variable: pl.String}),
+                                 [variable])
+            inner = join(self._in_graph(iri, pattern), named)
+            found = inner if found is None else union(found, inner)
+        if found is None:  # no named graph: no solution, with the variables a solution would bind
+            found = Solutions.of(self.frames, self.frames.constant({UNIT: [], variable: []},
+                                                                   {UNIT: pl.Boolean, variable: pl.String}),
+                                 [variable])
+        return found
+
+    def _event(self, node, operator: str) -> Solutions:
         """An event operator (``events``): ``{P1} SEQ {P2}`` and the others, as SeqJoin,
         EqJoin, SeqRightJoin and EqLeftJoin of the paper; the optional side's top FILTER is
         the condition of the two optional ones, as OPTIONAL's is."""
-        term = str(node.term)
-        if not term.startswith(EVENT) or node.p.name != "Union":
-            raise SparqlError("GRAPH is not supported yet in reasonlake's SPARQL (a query reads the view's one graph)")
-        operator = term[len(EVENT):]
         if operator == "seq":
             return join(self.solutions(node.p.p1), self.solutions(node.p.p2), "seq")
         if operator == "equals":
