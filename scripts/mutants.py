@@ -63,6 +63,7 @@ SPARQL_SPARK = "tests/query/test_spark_backend.py"
 ORDERED_SPARK = f"{SPARQL_SPARK}::test_ordered_and_sliced_queries_give_the_drivers_rows_in_its_order"
 RESULTS = "tests/query/test_results_and_errors.py"
 PUSHED = "tests/query/test_filter_pushed_down.py"
+NAMED_GRAPHS = "tests/query/test_named_graphs.py"
 OVER_OPTIONAL = "tests/query/test_filter_over_optional.py"
 SEEDED = "tests/query/test_optional_side_seeded.py"
 OUTER = "tests/query/test_optional_as_outer_join.py"
@@ -400,6 +401,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "    return frames.select(found, {START: START, END: END})",
            "^p is answered as p: an inverse path's pairs are not turned around",
            (SPARQL, PUSHED), QUERY_SUBSET),
+    Mutant("graph-variable-unbound", "query: named graphs", "src/reasonlake/query/planner.py",
+           "            inner = join(self._in_graph(iri, pattern), named)\n",
+           "            inner = self._in_graph(iri, pattern)\n",
+           "GRAPH ?g { P } leaves ?g unbound: the solutions do not say which graph matched",
+           (NAMED_GRAPHS,), QUERY_SUBSET),
     # --- registered queries --------------------------------------------------------------
     Mutant("streams-dstream-is-istream", "query: streams", "src/reasonlake/query/streams.py",
            "    return difference(previous, current)\n", "    return difference(current, previous)\n",

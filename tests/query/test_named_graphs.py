@@ -23,8 +23,8 @@ _FROM_CLAUSE = "the query's FROM clause makes the dataset; the compiler answers 
 EXPECTED_FAILURES = {"construct/constructwhere04": _FROM_CLAUSE}
 
 CASES = [c for c in (w3c.cases() if w3c.available() else []) if c.kind == "eval" and c.graph_data]
-pytestmark = pytest.mark.skipif(not w3c.available(), reason=f"{w3c.SUITE} is absent (the W3C suite needs "
-                                "../shared/data beside the clone)")
+needs_suite = pytest.mark.skipif(not w3c.available(), reason=f"{w3c.SUITE} is absent (the W3C suite needs "
+                                 "../shared/data beside the clone)")
 
 
 def _triples(paths) -> pl.DataFrame:
@@ -57,11 +57,13 @@ def _marked(case, spark: bool = False):
     return pytest.param(case, id=case.id, marks=marks)
 
 
+@needs_suite
 @pytest.mark.parametrize("case", [_marked(c) for c in CASES])
 def test_named_graph_cases_on_the_driver(case):
     compare(case, _answer(case))
 
 
+@needs_suite
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [_marked(c, spark=True) for c in CASES])
 def test_named_graph_cases_on_spark(spark, case):
@@ -76,3 +78,44 @@ def test_a_view_has_no_named_graph_to_read():
         run(frame, "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }")
     # given a dataset (here: no named graph), GRAPH ?g matches nothing, as SPARQL says
     assert run(frame, "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }", named={}).frame.height == 0
+
+
+DATASET = """
+@prefix : <http://example.org/> .
+:g1 { :a :p :b . :b :p :c . }
+:g2 { :a :p :c . :c :q :d . }
+{ :a :p :z . }
+"""
+QUERIES = [
+    "SELECT ?g ?x WHERE { GRAPH ?g { :a :p ?x } }",
+    "SELECT ?g ?x WHERE { GRAPH ?g { :a :p/:p ?x } }",
+    "SELECT ?x WHERE { GRAPH :g2 { ?x ?p ?y } }",
+    "SELECT ?g WHERE { :a :p ?x GRAPH ?g { ?s ?p ?o } }",
+    "SELECT ?g ?y WHERE { GRAPH ?g { :a :p ?x OPTIONAL { ?x :q ?y } } }",
+    "SELECT ?x WHERE { GRAPH :nowhere { ?x ?p ?o } }",
+    "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_graph_patterns_answer_as_rdflib_over_the_same_dataset(query):
+    """Each solution of GRAPH ?g names the graph it matched in; a constant graph reads that
+    graph alone, the default graph is apart, a graph the dataset lacks matches nothing."""
+    from collections import Counter
+
+    from rdflib import Dataset, URIRef
+
+    dataset = Dataset()
+    dataset.parse(data=DATASET, format="trig")
+    text = "PREFIX : <http://example.org/>\n" + query
+
+    def frame(graph) -> pl.DataFrame:
+        return pl.DataFrame([(s.n3(), p.n3(), o.n3()) for s, p, o in graph],
+                            schema={c: pl.String for c in ("subject", "predicate", "object")}, orient="row")
+
+    named = {f"<{g.identifier}>": frame(g) for g in dataset.graphs() if isinstance(g.identifier, URIRef)
+             and str(g.identifier).startswith("http://example.org/")}
+    assert set(named) == {"<http://example.org/g1>", "<http://example.org/g2>"}
+    ours = Counter(run(frame(dataset.default_graph), text, named=named).frame.rows())
+    theirs = Counter(tuple(None if v is None else v.n3() for v in row) for row in dataset.query(text))
+    assert ours == theirs
