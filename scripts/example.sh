@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 export REASONLAKE_HOME=${REASONLAKE_HOME:-./lakehouse-example}
+# a script: every command on its embedded session, no command server left running after it
+export REASONLAKE_SERVER=${REASONLAKE_SERVER:-off}
 rm -rf "$REASONLAKE_HOME"
 rl() { echo "\$ reasonlake $*" >&2; .venv/bin/reasonlake "$@"; }
 rl init
