@@ -104,3 +104,6 @@ def test_the_first_command_at_a_terminal_starts_the_server_and_an_idle_one_stops
     status = subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", root, "server", "status"],
                             capture_output=True, text=True, cwd=REPO)
     assert status.returncode == 3 and status.stdout.strip() == "not running"
+    misplaced = subprocess.run([sys.executable, "-m", "reasonlake.cli", "--home", root, "server", "status", "--idle",
+                                "5m"], capture_output=True, text=True, cwd=REPO)
+    assert misplaced.returncode == 1 and "--idle goes with `server start`" in misplaced.stderr

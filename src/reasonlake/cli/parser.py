@@ -222,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     server = sub.add_parser("server", help="a Spark Connect server for the home: commands answer in seconds")
     server.add_argument("action", choices=["start", "stop", "status"])
     server.add_argument("--port", type=int, help="its port on 127.0.0.1 (default: a free one)")
+    server.add_argument("--idle", metavar="DURATION",
+                        help="start: stop by itself this long after its last command (default: run until `server stop`)")
     return parser
 
 

@@ -412,11 +412,16 @@ def query(args) -> int:
 
 
 def server(args) -> int:
+    if args.idle is not None and args.action != "start":
+        raise UsageError("--idle goes with `server start`")
+    idle = api.parse_duration(args.idle, what="--idle") / 1000 if args.idle is not None else None
     lake = Lakehouse(args.home)
     if args.action == "start":
-        found, started = lake.start_server(port=args.port)
+        found, started = lake.start_server(port=args.port, idle=idle)
+        until = (f"until {found.idle:.0f} s pass without one or `reasonlake server stop`" if found.idle
+                 else "until `reasonlake server stop`")
         print(f"{'started' if started else 'already running'}: {found.url} (pid {found.pid}); "
-              f"commands on this home use it until `reasonlake server stop`")
+              f"commands on this home use it {until}")
     elif args.action == "stop":
         found = lake.stop_server()
         print(f"stopped (pid {found.pid})" if found else "no server was running")
