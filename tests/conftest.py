@@ -123,6 +123,10 @@ RUN_ORDER = (
     "tests/test_example_job.py",
     "tests/cli/test_imars_example.py",
     "tests/connect/",
+    # the W3C SPARQL cases on Spark (about 3 min in the slow tier) before the kill tests:
+    # after them, CI's deadline skipped every one
+    "tests/query/test_w3c_sparql.py",
+    "tests/query/test_named_graphs.py",
     "tests/cli/test_crash_recovery.py",
     "tests/compile/",
     "tests/parse/",
