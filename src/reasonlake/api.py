@@ -61,7 +61,7 @@ class Lakehouse:
             spark, root = self._given, self._root
             remote = self._remote or os.environ.get("SPARK_REMOTE")
             found = None  # the home's command server, when one runs and this process uses it
-            if spark is None and remote is None and not self._kafka and self._use_server and active_session() is None:
+            if spark is None and remote is None and self.could_use_server():
                 found = server.running(root)
                 remote = found.url if found is not None else None
                 if found is not None:  # its idle clock runs only while no command uses it

@@ -44,7 +44,7 @@ def wanted(args) -> bool:
 def start_for(lake) -> None:
     """Start the home's server for this and the next commands, when none runs and this
     process would use one; one line on stderr says so."""
-    if not lake.could_use_server() or lake.server() is not None:
+    if not lake.could_use_server():
         return
     began = time.perf_counter()
     found, started = lake.start_server(idle=IDLE_MINUTES * 60, warm_up=False)

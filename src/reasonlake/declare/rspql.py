@@ -23,10 +23,8 @@ import re
 from dataclasses import dataclass
 
 from reasonlake.declare.durations import parse_duration, parse_time
+from reasonlake.declare.view import PROFILES
 from reasonlake.errors import SparqlError
-
-OPERATORS = ("rstream", "istream", "dstream")
-PROFILES = ("none", "rdfs", "rdfs-plus", "owl2rl")
 
 _IRI = r"(?:<[^<>\s]*>|[A-Za-z_][\w.-]*:[\w.-]*|:[\w.-]*)"
 _PREFIX = re.compile(r"PREFIX\s+([A-Za-z_][\w.-]*)?:\s*<([^<>\s]*)>", re.I)
@@ -67,9 +65,6 @@ class Registration:
     ontologies: tuple[str, ...]
     sparql: str  # the query left, WINDOW w { } written as GRAPH w { }
 
-    def window(self, name: str) -> NamedWindow:
-        return next(w for w in self.windows if w.name == name)
-
 
 def parse(text: str) -> Registration:
     """``text`` read, or one ``SparqlError`` naming the clause and the fix."""
@@ -99,7 +94,8 @@ def parse(text: str) -> Registration:
     if entailment is not None:
         profile = entailment.group(1).lower()
         if profile not in PROFILES:
-            raise SparqlError(f"ENTAILMENT {entailment.group(1)}: give one of {', '.join(PROFILES)}")
+            raise SparqlError(f"ENTAILMENT {entailment.group(1)}: give one of {', '.join(map(str, PROFILES))} (a "
+                              "view's profiles)")
         ontologies = tuple(_ONTOLOGY.findall(text[entailment.start():entailment.end()]))
         text = _cut(text, entailment)
     names = {w.name for w in windows}
