@@ -173,6 +173,7 @@ class Lakehouse:
         tables there, kept current by every later close. ``allow_ontologies``: the folders
         (besides each view file's own) view files may take ontology files from; replaces
         the home's list."""
+        from reasonlake.engine.rspql.registry import registered as registered_rspql
         from reasonlake.engine.store import catalog as names
         from reasonlake.engine.store import settings
 
@@ -184,6 +185,11 @@ class Lakehouse:
                 names.configure(self.home, catalog, schema)
             else:  # a home registered before: every name re-pointed at its view's last close
                 names.refresh_all(self.home)
+            if names.target(self.home) is not None:
+                from reasonlake.engine.rspql.advance import show_in_catalog
+
+                for decl in registered_rspql(self.home).values():
+                    show_in_catalog(self.home, decl)
         return applied
 
     def create_views(self, files, *, rebuild: bool = False) -> list:
@@ -198,6 +204,37 @@ class Lakehouse:
         checked = check_views(self.home, decls, rebuild=rebuild)  # all checked before any is written
         with self._writing("view create"):
             return [create_view(self.home, c, now=now_ms()) for c in checked]
+
+    def register(self, file, *, name: str | None = None, graphs: dict[str, str] | None = None):
+        """Register the RSP-QL query in ``file`` (``declare.rspql_file``): its windows become
+        views (shared with an equal one already there), its answers the table ``name`` (by
+        default the output stream's local name) and, for a CONSTRUCT, the stream of that name.
+        ``graphs``: a file per static graph IRI. One ``rspql.advance.Registered``."""
+        from reasonlake.declare.rspql_file import load_rspql
+        from reasonlake.engine.rspql.advance import register
+        from reasonlake.engine.store import settings
+
+        self.home.require_init()
+        decl = load_rspql(file, name=name, graph_files=graphs, allowed_dirs=settings.ontology_dirs(self.home))
+        with self._writing(f"register {decl.name}"):
+            return register(self.home, decl, now=now_ms())
+
+    def rspql_queries(self) -> dict:
+        """The home's RSP-QL queries by name (``declare.rspql_file.RspqlDecl``)."""
+        from reasonlake.engine.rspql.registry import registered
+
+        self.home.require_init()
+        return registered(self.home)
+
+    def advance(self, name: str, until: int | str | None = None) -> list:
+        """Bring the RSP-QL query ``name``, and every query it reads, up to ``until`` (default
+        now): their windows' views slid, each evaluated at its pending evaluation times. One
+        ``rspql.advance.Evaluated`` per evaluation, upstream queries first."""
+        from reasonlake.engine.rspql.advance import advance
+
+        self.home.require_init()
+        with self._writing(f"slide {name}"):
+            return advance(self.home, name, now_ms() if until is None else parse_time(until, what="until"))
 
     def ingest(self, stream: str, files, *, ts: int | None = None, allow_duplicate: bool = False,
                only_new_items: bool = False, progress=None) -> list:

@@ -24,7 +24,7 @@ from reasonlake.errors import UsageError
 IDLE_MINUTES = 30
 # the verbs whose work needs Spark before anything else (the others answer from the home's
 # files in their own process, decision 0071, and start Spark only for large work)
-SPARK_FIRST = frozenset({"init", "sql", "validate", "view", "rebuild", "repair", "vacuum"})
+SPARK_FIRST = frozenset({"init", "sql", "validate", "view", "register", "rebuild", "repair", "vacuum"})
 CHOICES = ("terminal", "auto", "off")
 
 

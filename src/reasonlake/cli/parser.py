@@ -133,8 +133,16 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long a close waits for late events (default 0s)")
     run.add_argument("--ts", type=str, help="time of .nt/.ttl files (one event)")
 
-    slide = sub.add_parser("slide", help="process the pending window closes of a view", parents=[verb_home, writer])
-    slide.add_argument("view")
+    register = sub.add_parser("register", help="register an RSP-QL query: its windows become views, its answers "
+                                               "a table and a stream", parents=[verb_home, writer])
+    register.add_argument("file", metavar="FILE.rspql")
+    register.add_argument("--name", help="the query's name (default: its output stream's local name)")
+    register.add_argument("--graph", action="append", default=[], metavar="IRI=FILE",
+                          help="the file of a FROM GRAPH / FROM NAMED GRAPH IRI; repeatable")
+
+    slide = sub.add_parser("slide", help="process the pending window closes of a view, or evaluate an RSP-QL "
+                                         "query (and the queries it reads) up to a time", parents=[verb_home, writer])
+    slide.add_argument("view", metavar="VIEW|QUERY")
     slide.add_argument("--until", type=str, help="last time to process (default: now)")
 
     rebuild = sub.add_parser("rebuild", help="rematerialize a view at a close from scratch",

@@ -6,6 +6,14 @@ from datetime import datetime
 from reasonlake.api import NEVER, format_time
 
 
+EVALUATED_HEADER = "query                 close                     answers  streamed  seconds"
+
+
+def evaluated_line(e) -> str:
+    """One evaluation of an RSP-QL query (``rspql.advance.Evaluated``)."""
+    return f"{e.query:<21} {format_time(e.t):<25} {e.answers:>7}  {e.streamed:>8}  {e.seconds:>7.2f}"
+
+
 HISTORY_HEADER = ("close                     version  mode     admitted  expired  derived  renewed  rounds  "
                   "late  seconds  violations  repairs")
 

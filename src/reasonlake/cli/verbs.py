@@ -148,9 +148,25 @@ def _kafka_source(args):
     return api.kafka_source(args.kafka_bootstrap, args.topic, args.starting_offsets, tuple(options))
 
 
+def register(args) -> int:
+    graphs = {}
+    for given in args.graph:
+        iri, sep, file = given.partition("=")
+        if not sep or not iri or not file:
+            raise UsageError(f"--graph {given}: give IRI=FILE, e.g. --graph http://example.org/shops=shops.ttl")
+        graphs[iri] = file
+    report = _lakehouse(args).register(args.file, name=args.name, graphs=graphs)
+    print(f"query {report.name}: {report.outcome}")
+    for window, view, outcome in report.views:
+        print(f"  window {window}: view {view} ({outcome})")
+    return 0
+
+
 def slide(args) -> int:
     until = _time(args.until) if args.until else None
     lake = _lakehouse(args, defer=True)
+    if args.view not in lake.home.view_names() and args.view in lake.rspql_queries():
+        return _advance(lake, args.view, until)
     with progress_bar(f"slide {args.view}", " closes", quiet=args.quiet) as progress:
         done = lake.slide(args.view, until, progress=progress)
     if done:
@@ -159,6 +175,17 @@ def slide(args) -> int:
         print(show.history_line(r))
     if not done:
         print("no close to process")
+    return 0
+
+
+def _advance(lake, name: str, until) -> int:
+    done = lake.advance(name, until)
+    if done:
+        print(show.EVALUATED_HEADER)
+    for e in done:
+        print(show.evaluated_line(e))
+    if not done:
+        print(f"query {name}: no evaluation time to process")
     return 0
 
 
@@ -442,7 +469,7 @@ def server(args) -> int:
 
 # The verbs, by the name the parser gives them (``args.command``)
 VERBS = {
-    "init": init, "view": view, "ingest": ingest, "run": run, "slide": slide, "rebuild": rebuild,
+    "init": init, "view": view, "register": register, "ingest": ingest, "run": run, "slide": slide, "rebuild": rebuild,
     "repair": repair, "history": history, "vacuum": vacuum, "validate": validate, "changes": changes,
     "explain": explain, "rules": rules, "violations": violations, "export": export, "sql": sql,
     "query": query,

@@ -378,8 +378,15 @@ def _ontology(path: Path, raw: dict, key: str = "ontology", *,
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _fail(path, key, "must be a list of file paths relative to the view file")
+    return read_sources(path, value, key, allowed)
+
+
+def read_sources(path: Path, items: list[str], key: str,
+                 allowed: tuple[str, ...] | None = None) -> tuple[OntologySource, ...]:
+    """The RDF files ``items`` (relative to the file at ``path``, which names them under
+    ``key``) read, each checked for its suffix, its place and its content."""
     sources = []
-    for item in value:
+    for item in items:
         file = (path.parent / item).resolve()
         fmt = _FORMATS.get(file.suffix.lower())
         if fmt is None:

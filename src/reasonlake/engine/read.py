@@ -188,6 +188,7 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
     system tables as rl_<name>; the names, sorted.
     With ``query``, only the names it mentions: in a fresh process each table a name
     resolves costs a Delta log read, and a query over one view needs none of the others."""
+    from reasonlake.engine.rspql import registry as rspql_registry
     from reasonlake.engine.store import catalog
 
     words = None if query is None else {w.lower() for w in catalog.IDENTIFIER.findall(query)}
@@ -212,6 +213,11 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
             frame = view_in_driver(home, name, history[-1]) if table == name and words is not None else None
             (home.spark.sql(sql) if frame is None else frame).createOrReplaceTempView(table)
             registered.append(table)
+    for name, decl in rspql_registry.registered(home).items():  # RSP-QL queries' answers
+        sql = rspql_registry.answers_sql(home, decl) if wanted(name) else None
+        if sql is not None:
+            home.spark.sql(sql).createOrReplaceTempView(name)
+            registered.append(name)
     for table in catalog.SYSTEM_TABLES:
         if not wanted(f"rl_{table}"):
             continue

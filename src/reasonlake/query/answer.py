@@ -26,6 +26,7 @@ class Answer:
     frame: pl.DataFrame | None = None
     boolean: bool | None = None
     triples: list[str] = field(default_factory=list)
+    graph: pl.DataFrame | None = None  # CONSTRUCT: the triples as subject, predicate, object
     close: int | None = None  # the close read, when the triples were a view's
 
     def to_spark(self, spark):
@@ -76,7 +77,8 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
         template = root.template if root.template is not None else root.p.p.triples
         missing = [v for v in _template_variables(template) if v not in frame.columns]
         frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])
-        return Answer("CONSTRUCT", triples=construct.triples(frame, template))
+        constructed = construct.graph(frame, template)
+        return Answer("CONSTRUCT", triples=construct.lines(constructed), graph=constructed)
     variables = [str(v) for v in root.PV]
     return Answer("SELECT", variables=variables, frame=frame.select(variables or [UNIT]))
 

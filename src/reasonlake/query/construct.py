@@ -11,18 +11,23 @@ from reasonlake.query.solutions import ROW
 from reasonlake.query.terms import constant
 
 
-def triples(frame: pl.DataFrame, template) -> list[str]:
-    """The constructed graph as sorted N-Triples lines."""
+COLUMNS = ("subject", "predicate", "object")
+
+
+def graph(frame: pl.DataFrame, template) -> pl.DataFrame:
+    """The constructed graph: subject, predicate, object (N-Triples terms), each triple once."""
     numbered = frame.with_row_index(ROW)
-    made = []
-    for s, p, o in template:
-        made.append(numbered.select(_slot(s).alias("s"), _slot(p).alias("p"), _slot(o).alias("o")))
+    made = [numbered.select(_slot(s).alias(COLUMNS[0]), _slot(p).alias(COLUMNS[1]), _slot(o).alias(COLUMNS[2]))
+            for s, p, o in template]
     if not made:
-        return []
+        return pl.DataFrame(schema={c: pl.String for c in COLUMNS})
     every = pl.concat(made).drop_nulls()
-    valid = every.filter(~pl.col("s").str.starts_with('"') & pl.col("p").str.starts_with("<"))
-    lines = valid.select(pl.concat_str(["s", "p", "o"], separator=" ") + " .").unique()
-    return sorted(lines.to_series().to_list())
+    return every.filter(~pl.col("subject").str.starts_with('"') & pl.col("predicate").str.starts_with("<")).unique()
+
+
+def lines(constructed: pl.DataFrame) -> list[str]:
+    """A constructed graph as sorted N-Triples lines."""
+    return sorted(constructed.select(pl.concat_str(list(COLUMNS), separator=" ") + " .").to_series().to_list())
 
 
 def _slot(term) -> pl.Expr:

@@ -36,7 +36,12 @@ def frame(variables: list[str], solutions: pl.DataFrame, close: int, version: in
 
 def replace_from(home: Home, view: str, query: QueryDecl, rows: pl.DataFrame, close: int) -> None:
     """``rows`` (all at ``close``) in place of every row at ``close`` or later, in one commit."""
-    where = path(home, view, query)
+    replace_rows_from(home, path(home, view, query), rows, close)
+
+
+def replace_rows_from(home: Home, where: str, rows: pl.DataFrame, close: int) -> None:
+    """``replace_from`` for the answer table at ``where`` (a registered query's, or an RSP-QL
+    query's: ``engine.rspql``); its columns: strings, then ``close`` and optionally ``view_version``."""
     predicate = f"{CLOSE} >= {int(close)}"
     if not _written_here(home, where, rows, predicate):
         _written_by_spark(home, where, rows, predicate)
@@ -66,8 +71,7 @@ def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) ->
 def _written_by_spark(home: Home, where: str, rows: pl.DataFrame, predicate: str) -> None:
     from reasonlake.engine.arrow_bridge import to_spark
 
-    schema = ", ".join(f"`{c}` STRING" for c in rows.columns if c not in (CLOSE, VERSION))
-    schema = f"{schema + ', ' if schema else ''}{CLOSE} BIGINT, {VERSION} BIGINT"
+    schema = ", ".join(f"`{c}` {'BIGINT' if c in (CLOSE, VERSION) else 'STRING'}" for c in rows.columns)
     writer = to_spark(home.spark, rows, schema).write.format("delta").option("mergeSchema", "true")
     if table_log.is_delta(home.spark, where):
         writer = writer.mode("overwrite").option("replaceWhere", predicate)
