@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import write
+from tests.rspql import listings
 from tests.rspql import test_oracle as thesis
 from tests.rspql.oracle import All, GraphDecl, Query, Window, WindowClose, WindowDecl, evaluate
 
@@ -69,3 +72,50 @@ def test_listing_8_5_registered_answers_as_the_oracle_at_every_evaluation_time(c
     # evaluated once: a second slide has nothing to do, and registering again changes nothing
     assert "no evaluation time" in cli("slide", "out", "--until", str(130 * MINUTE))
     assert "query out: unchanged" in cli("register", str(query), "--graph", f"{thesis.EX}shops={shops}")
+
+
+# Listings 8.1 and 8.4 as written (C-SPARQL: FROM STREAM, FROM), their errata mended as the
+# oracle's restatements mend them: "((COUNT" is "(COUNT", Q_1 constructs the :countLong that
+# Listing 8.4 reads (Q_2 :countShort, over RANGE 20m), and $threshold$ is -1
+LISTING_8_1 = PROLOGUE + listings.LISTING_8_1.replace("((COUNT", "(COUNT").replace(
+    ":totalLong ?totalLong", ":countLong ?totalLong")
+LISTING_8_1_SHORT = LISTING_8_1.replace("longStream", "shortStream").replace("RANGE 60m", "RANGE 20m").replace(
+    ":countLong", ":countShort")
+LISTING_8_4 = PROLOGUE + listings.LISTING_8_4.replace("$threshold$", "-1")
+
+
+def test_the_network_of_listings_8_1_to_8_4_runs_in_dependency_order(cli, tmp_path: Path):
+    shops = write(tmp_path / "q" / "shops.nt", turtle(thesis.G_SHOPS))
+    files = {name: write(tmp_path / "q" / f"{name}.rspql", text)
+             for name, text in (("long", LISTING_8_1), ("short", LISTING_8_1_SHORT), ("trending", LISTING_8_4))}
+    # the last query first: it reads streams no query writes yet, and the network grows under it
+    assert "query out: registered" in cli("register", str(files["trending"]))
+    for name in ("long", "short"):
+        cli("register", str(files[name]), "--graph", f"{thesis.EX}shops={shops}")
+    cli("ingest", "in", str(write(tmp_path / "in.jsonl", jsonl(thesis.STREAM_IN))))
+    out = cli("slide", "out", "--until", str(120 * MINUTE))
+    order = [line.split()[0] for line in out.splitlines()[1:]]
+    assert order.index("out") > max(order.index("longStream"), order.index("shortStream")), out
+    expected = [(s.n3(), p.n3(), o.n3()) for (s, p, o), _ in thesis.POPULAR_B_AT_60_C_AT_80]
+    rows = answer_rows(cli, "out")
+    assert sorted((r["subject"], r["predicate"], r["object"]) for r in rows) == sorted(expected)
+    assert sorted(r["close"][11:16] for r in rows) == ["01:00", "01:20"]  # :b at 60 minutes, :c at 80
+    # a query reading its own network's output is a circle, refused naming it
+    circle = write(tmp_path / "q" / "circle.rspql", PROLOGUE + "REGISTER RSTREAM :longStream2 AS CONSTRUCT { ?s ?p ?o } "
+                   "FROM NAMED WINDOW :w ON :out [RANGE 20m] WHERE { WINDOW :w { ?s ?p ?o } }")
+    cli("register", str(circle), "--name", "in", expect=1)  # its stream is `in`, which `long` reads, which `out` reads
+    assert "would read its own answers" in cli.last_err
+
+
+@pytest.mark.parametrize("t0, counts", [(0, {"a": 2, "b": 1}), (1, {"a": 3, "b": 1}), (2, {"a": 2})])
+def test_figure_8_1_three_starts_give_the_three_answers(cli, tmp_path: Path, t0, counts):
+    """Example 24: the same C-SPARQL query over windows starting at t0 = 0, 1 and 2 minutes
+    counts s1-s3, s1-s4 and s3-s4 in its first window."""
+    text = LISTING_8_1.replace("STEP 20m]", f"STEP 20m FROM {t0 * MINUTE}]")
+    shops = write(tmp_path / "shops.nt", turtle(thesis.G_SHOPS))
+    cli("register", str(write(tmp_path / "count.rspql", text)), "--graph", f"{thesis.EX}shops={shops}")
+    cli("ingest", "in", str(write(tmp_path / "in.jsonl", jsonl(thesis.FIGURE_8_1_STREAM))))
+    first_close = (t0 + 60) * MINUTE
+    cli("slide", "longStream", "--until", str(first_close))
+    rows = answer_rows(cli, "longStream")
+    assert {r["subject"].rsplit("#", 1)[1][:-1]: int(r["object"].split('"')[1]) for r in rows} == counts

@@ -31,7 +31,8 @@ _PREFIX = re.compile(r"PREFIX\s+([A-Za-z_][\w.-]*)?:\s*<([^<>\s]*)>", re.I)
 _REGISTER = re.compile(rf"REGISTER\s+(RSTREAM|ISTREAM|DSTREAM|STREAM)\s+({_IRI})\s+AS\b", re.I)
 _OPERATOR_AFTER_FORM = re.compile(r"\b(SELECT|CONSTRUCT)\s+(RSTREAM|ISTREAM|DSTREAM)\b", re.I)
 _WINDOW_DECL = re.compile(rf"FROM\s+NAMED\s+WINDOW\s+({_IRI})\s+ON\s+({_IRI})\s*\[([^\]]*)\]", re.I)
-_GRAPH_DECL = re.compile(rf"FROM\s+(NAMED\s+)?GRAPH\s+({_IRI})", re.I)
+_STREAM_DECL = re.compile(rf"FROM\s+STREAM\s+({_IRI})\s*\[([^\]]*)\]", re.I)
+_GRAPH_DECL = re.compile(rf"FROM\s+(NAMED\s+)?(?:GRAPH\s+)?({_IRI})", re.I)
 _ENTAILMENT = re.compile(r"ENTAILMENT\s+([\w-]+)((?:\s+ONTOLOGY\s+<[^<>\s]*>)*)", re.I)
 _ONTOLOGY = re.compile(r"ONTOLOGY\s+<([^<>\s]*)>", re.I)
 _WINDOW_USE = re.compile(rf"\bWINDOW\s+({_IRI}|\?\w+)\s*\{{", re.I)
@@ -52,6 +53,9 @@ class NamedWindow:
     width_ms: int
     slide_ms: int
     start_ms: int | None
+    # C-SPARQL's FROM STREAM <s> [RANGE ...]: the window's content is in the default graph
+    # (Definition 5.4's A0), under a name the query does not use
+    named: bool = True
 
 
 @dataclass(frozen=True)
@@ -115,22 +119,33 @@ def _windows(text: str, prefixes: dict[str, str]) -> tuple[list[NamedWindow], st
     windows: list[NamedWindow] = []
     while (found := _WINDOW_DECL.search(_masked(text))) is not None:
         name, stream = _iri(found.group(1), prefixes), _iri(found.group(2), prefixes)
-        spec = _RANGE.match(found.group(3))
-        if spec is None:
-            raise SparqlError(f"FROM NAMED WINDOW {found.group(1)}: the window is [RANGE duration STEP duration "
-                              f"FROM time] (STEP and FROM optional), not [{found.group(3).strip()}]")
-        what = f"window {found.group(1)}"
-        width = parse_duration(spec.group(1), what=f"{what}'s RANGE")
-        slide = parse_duration(spec.group(2), what=f"{what}'s STEP") if spec.group(2) else width
-        start = parse_time(spec.group(3), what=f"{what}'s FROM") if spec.group(3) else None
+        width, slide, start = _range(found.group(3), f"FROM NAMED WINDOW {found.group(1)}", f"window {found.group(1)}")
         if any(w.name == name for w in windows):
             raise SparqlError(f"the window {found.group(1)} is declared twice: give each FROM NAMED WINDOW its own name")
         windows.append(NamedWindow(name, stream, width, slide, start))
+        text = _cut(text, found)
+    while (found := _STREAM_DECL.search(_masked(text))) is not None:  # C-SPARQL's unnamed windows
+        stream = _iri(found.group(1), prefixes)
+        width, slide, start = _range(found.group(2), f"FROM STREAM {found.group(1)}", f"stream {found.group(1)}")
+        local = re.search(r"[^/#:]*$", stream.strip("<>")).group()
+        name = f"<urn:reasonlake:window:{local}_{sum(not w.named for w in windows) + 1}>"
+        windows.append(NamedWindow(name, stream, width, slide, start, named=False))
         text = _cut(text, found)
     if not windows:
         raise SparqlError("an RSP-QL query reads at least one window: FROM NAMED WINDOW <w> ON <stream> "
                           "[RANGE PT10M STEP PT1M]")
     return windows, text
+
+
+def _range(spec_text: str, clause: str, what: str) -> tuple[int, int, int | None]:
+    spec = _RANGE.match(spec_text)
+    if spec is None:
+        raise SparqlError(f"{clause}: the window is [RANGE duration STEP duration FROM time] (STEP and FROM "
+                          f"optional), not [{spec_text.strip()}]")
+    width = parse_duration(spec.group(1), what=f"{what}'s RANGE")
+    slide = parse_duration(spec.group(2), what=f"{what}'s STEP") if spec.group(2) else width
+    start = parse_time(spec.group(3), what=f"{what}'s FROM") if spec.group(3) else None
+    return width, slide, start
 
 
 def _iri(term: str, prefixes: dict[str, str]) -> str:

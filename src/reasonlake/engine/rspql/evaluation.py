@@ -79,13 +79,18 @@ def window_triples(home: Home, view: str, t: int) -> query_read.ViewTriples | No
 def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs) -> Answer:
     """The query's answer over its dataset at ``t``."""
     named: dict[str, object] = dict(static.named)
+    in_default = [static.default]  # FROM GRAPH files and C-SPARQL's unnamed windows (FROM STREAM)
+    unnamed = {w.name for w in decl.registration.windows if not w.named}
     frames = None
     for iri, view in decl.views:
         triples = window_triples(home, view, t)
-        named[iri] = empty_graph() if triples is None else triples.frame
+        content = empty_graph() if triples is None else triples.frame
+        if iri in unnamed:
+            in_default.append(content)
+        else:
+            named[iri] = content
         if triples is not None and triples.frames is not None:
             frames = triples.frames
-    default = static.default
     if frames is not None:  # a window Spark holds: the driver's frames go to Spark
         from reasonlake.engine.arrow_bridge import to_spark
 
@@ -93,7 +98,12 @@ def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs) -> Answ
             return to_spark(frames.spark, frame, _SCHEMA) if isinstance(frame, pl.DataFrame) else frame
 
         named = {iri: spark(frame) for iri, frame in named.items()}
-        default = spark(default)
+        in_default = [spark(frame) for frame in in_default]
+        default = in_default[0]
+        for more in in_default[1:]:
+            default = default.unionByName(more)
+    else:
+        default = pl.concat(in_default)
     return run(default, decl.registration.sparql, frames, named=named)
 
 
