@@ -19,7 +19,8 @@ from reasonlake.query.solutions import TIMES, UNIT
 class Answer:
     """``form`` "SELECT": ``variables`` and ``frame`` (one String column each, N-Triples,
     null unbound), in the query's order; "ASK": ``boolean``; "CONSTRUCT": ``triples``
-    (sorted N-Triples lines)."""
+    (sorted N-Triples lines), ``graph`` (the same as columns), and ``frame``, the solutions
+    the template was instantiated with."""
 
     form: str
     variables: list[str] = field(default_factory=list)
@@ -27,6 +28,7 @@ class Answer:
     boolean: bool | None = None
     triples: list[str] = field(default_factory=list)
     graph: pl.DataFrame | None = None  # CONSTRUCT: the triples as subject, predicate, object
+    template: list | None = None  # CONSTRUCT: the template (``frame``: the solutions it was given)
     close: int | None = None  # the close read, when the triples were a view's
 
     def to_spark(self, spark):
@@ -78,7 +80,8 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
         missing = [v for v in _template_variables(template) if v not in frame.columns]
         frame = frame.with_columns([pl.lit(None, pl.String).alias(v) for v in missing])
         constructed = construct.graph(frame, template)
-        return Answer("CONSTRUCT", triples=construct.lines(constructed), graph=constructed)
+        return Answer("CONSTRUCT", frame=frame, triples=construct.lines(constructed), graph=constructed,
+                      template=template)
     variables = [str(v) for v in root.PV]
     return Answer("SELECT", variables=variables, frame=frame.select(variables or [UNIT]))
 

@@ -6,6 +6,38 @@ from reasonlake.errors import SparqlError
 from reasonlake.query import validate
 
 
+def _keep_every_prefix() -> None:
+    """rdflib's SPARQL prologue keeps its prefixes in a graph store, which holds one prefix per
+    namespace: ``PREFIX ex: <x> PREFIX : <x>`` forgot ``ex:`` and a legal query was refused
+    ("Unknown namespace prefix"). The prologue rdflib makes is given a table of every prefix
+    as declared (SPARQL 1.1, 4.1.1.1), read before the store's."""
+    from rdflib import URIRef
+    from rdflib.plugins.sparql import algebra as rdflib_algebra
+    from rdflib.plugins.sparql.sparql import Prologue
+
+    if getattr(rdflib_algebra.Prologue, "keeps_every_prefix", False):
+        return
+
+    class EveryPrefix(Prologue):
+        keeps_every_prefix = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.declared: dict[str, str] = {}
+
+        def bind(self, prefix, uri) -> None:
+            super().bind(prefix, uri)
+            self.declared[prefix or ""] = str(uri)
+
+        def resolvePName(self, prefix, localname) -> URIRef:  # noqa: N802 (rdflib's name)
+            namespace = self.declared.get(prefix or "")
+            if namespace is None:
+                return super().resolvePName(prefix, localname)
+            return URIRef(namespace + (localname or ""))
+
+    rdflib_algebra.Prologue = EveryPrefix
+
+
 def algebra(text: str):
     """rdflib's translated query (``.algebra``: the root, a SelectQuery, AskQuery, ...);
     EP-SPARQL's operators are translated first (``events``: a text translated already is
@@ -16,6 +48,7 @@ def algebra(text: str):
 
     from reasonlake.query.events import translate
 
+    _keep_every_prefix()
     text, _ = translate(text)
     validate.check_text(text)
     try:

@@ -10,11 +10,11 @@ not evaluated yet (``evaluation``). At each evaluation time t, in this order:
 1. the answer; what the stream operator streams out against the answer at the previous
    evaluation time (``query.streams``: RStream all of it, IStream what is new, DStream what
    left);
-2. those rows in the answer table at t (replacing any an interrupted attempt wrote);
-3. a CONSTRUCT's streamed triples as items of the home's stream of the query's name, at
+2. a CONSTRUCT's streamed triples as items of the home's stream of the query's name, at
    time t, under the Delta transaction (query, t): a redo writes nothing twice;
-4. t recorded (``registry.record``): a crash before it redoes t, and each write above is
-   idempotent.
+3. every ``RECORD_EVERY`` times and at the last: their rows in the answer table (replacing
+   any an interrupted attempt wrote from the first of them on), then the last recorded
+   (``registry.record``): a crash before it redoes them, and each write is idempotent.
 A query downstream then slides its windows over that stream to the same time, so its window
 closing at t holds what its upstream streamed out at t.
 """
@@ -34,8 +34,7 @@ from reasonlake.engine.rspql import evaluation, registry
 from reasonlake.engine.store import catalog, lease, query_tables, state
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UnknownViewError, ViewChangedError
-from reasonlake.query import streams
-from reasonlake.query.construct import lines
+from reasonlake.query import Answer, construct, streams
 
 
 @dataclass(frozen=True)
@@ -138,38 +137,63 @@ def _evaluate_pending(home: Home, decl: RspqlDecl, until: int) -> list[Evaluated
     if not times:
         return []
     static = evaluation.static_graphs(decl)
-    previous = evaluation.no_solutions(decl) if after is None else _answer(home, decl, after, static)
-    done = []
+    previous = Answer(decl.form, frame=evaluation.no_solutions(decl)) if after is None else \
+        _answer(home, decl, after, static)
+    done, rows, batch = [], [], []
     for t in times:
         started = time.monotonic()
         current = _answer(home, decl, t, static)
-        out = streams.rows(StreamOperator(decl.registration.operator), previous, current)
-        _write(home, decl, t, out)
-        registry.record(home, decl, t)
+        # Definition 5.13: the operator streams solutions out; a CONSTRUCT's template is
+        # instantiated with those (a triple two solutions make is streamed while one remains)
+        out = streams.rows(StreamOperator(decl.registration.operator), previous.frame, current.frame)
+        if current.form == "CONSTRUCT":
+            out = construct.graph(out, current.template) if out.height else evaluation.empty_graph()
+            _stream(home, decl, t, out)
+        rows.append(out.select(pl.col(c).cast(pl.String) for c in _columns(decl)).with_columns(
+            pl.lit(t, pl.Int64).alias(query_tables.CLOSE)))
+        batch.append(t)
         previous = current
-        done.append(Evaluated(decl.name, t, current.height, out.height, round(time.monotonic() - started, 3)))
+        done.append(Evaluated(decl.name, t, current.frame.height, out.height, round(time.monotonic() - started, 3)))
+        if len(batch) == RECORD_EVERY or t == times[-1]:
+            _record(home, decl, batch, rows)
+            rows, batch = [], []
     return done
 
 
-def _answer(home: Home, decl: RspqlDecl, t: int, static: evaluation.StaticGraphs) -> pl.DataFrame:
+# evaluations whose answers are written in one commit, then recorded: a commit or two per
+# batch rather than per evaluation (a crash redoes the unrecorded ones, whose writes replace)
+RECORD_EVERY = 64
+
+
+def _columns(decl: RspqlDecl) -> list[str]:
+    return list(evaluation.COLUMNS) if decl.form == "CONSTRUCT" else decl.variables()
+
+
+def _answer(home: Home, decl: RspqlDecl, t: int, static: evaluation.StaticGraphs) -> Answer:
     key = (home.root, "rspql", decl.name)
     kept = home.cache.query_answers.get(key)
     if kept is not None and kept[:2] == (t, decl.fingerprint()):
         return kept[2]
-    found = evaluation.solutions(decl, evaluation.answer_at(home, decl, t, static))
+    found = evaluation.answer_at(home, decl, t, static)
     home.cache.query_answers[key] = (t, decl.fingerprint(), found)
     return found
 
 
-def _write(home: Home, decl: RspqlDecl, t: int, out: pl.DataFrame) -> None:
-    rows = out.select(pl.all().cast(pl.String)).with_columns(pl.lit(t, pl.Int64).alias(query_tables.CLOSE))
-    query_tables.replace_rows_from(home, registry.answers_path(home, decl.name), rows, t)
+def _record(home: Home, decl: RspqlDecl, batch: list[int], rows: list[pl.DataFrame]) -> None:
+    """The answers at a batch of evaluation times in place of any written from its first on,
+    then its last time recorded."""
+    query_tables.replace_rows_from(home, registry.answers_path(home, decl.name), pl.concat(rows), batch[0])
     faults.reached("rspql: answers")
-    if decl.form != "CONSTRUCT" or not out.height:
+    registry.record(home, decl, batch[-1])
+
+
+def _stream(home: Home, decl: RspqlDecl, t: int, out: pl.DataFrame) -> None:
+    """A CONSTRUCT's streamed triples at ``t``: items of its stream, at time t, once."""
+    if not out.height:
         return
     from reasonlake.engine.ingest import ingest_contents
 
-    content = ("\n".join(lines(out)) + "\n").encode()
+    content = ("\n".join(construct.lines(out)) + "\n").encode()
     sha = hashlib.sha256(content).hexdigest()
     ingest_contents(home, decl.output_stream, [(f"rspql_{decl.name}_{t}.nt", sha, content)], ts=t,
                     txn=(f"rspql-{decl.name}-{decl.fingerprint()}", t))

@@ -107,14 +107,8 @@ def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs) -> Answ
     return run(default, decl.registration.sparql, frames, named=named)
 
 
-def solutions(decl: RspqlDecl, answer: Answer) -> pl.DataFrame:
-    """The answer as rows: a SELECT's solutions, a CONSTRUCT's triples."""
-    if answer.form == "CONSTRUCT":
-        return answer.graph
-    return answer.frame
-
-
 def no_solutions(decl: RspqlDecl) -> pl.DataFrame:
+    """The answer before the first evaluation time (Definitions 5.10, 5.11): no solution."""
     if decl.form == "CONSTRUCT":
-        return empty_graph()
+        return pl.DataFrame()
     return pl.DataFrame(schema={v: pl.String for v in decl.variables()})
