@@ -73,6 +73,8 @@ COUNTED = "tests/query/test_spark_counted_groups.py"
 EVENTS = "tests/query/test_event_operators.py"
 STREAMS = "tests/query/test_registered_queries.py::test_istream_and_dstream_are_the_differences_of_consecutive_rstreams"
 READABLE = "tests/engine/test_readable_copy.py"
+RSPQL = "tests/rspql/test_registered_rspql.py"
+RSPQL_GENERATED = "tests/rspql/test_generated_rspql.py"
 ORDER_UNBOUND = "tests/query/test_order_by_puts_unbound_first.py"
 AGG_UNBOUND = "tests/query/test_aggregates_of_groups_with_unbound_values.py"
 
@@ -406,6 +408,18 @@ MUTANTS: tuple[Mutant, ...] = (
            "            inner = self._in_graph(iri, pattern)\n",
            "GRAPH ?g { P } leaves ?g unbound: the solutions do not say which graph matched",
            (NAMED_GRAPHS,), QUERY_SUBSET),
+    # --- RSP-QL queries -------------------------------------------------------------------
+    Mutant("rspql-window-one-slide-late", "rspql: windows", "src/reasonlake/engine/rspql/evaluation.py",
+           "if r.close <= t]", "if r.close < t]",
+           "a window at an evaluation time holds what it held one slide before: the items of its "
+           "last pane are not seen until the next close",
+           (f"{RSPQL}::test_listing_8_5_registered_answers_as_the_oracle_at_every_evaluation_time", RSPQL_GENERATED),
+           ("tests/rspql",)),
+    Mutant("rspql-network-downstream-first", "rspql: networks", "src/reasonlake/engine/rspql/advance.py",
+           "for query in registry.upstream(queries, name):", "for query in reversed(registry.upstream(queries, name)):",
+           "a query is evaluated before the queries it reads: its windows close before their items "
+           "arrive, which are then late and never seen",
+           (f"{RSPQL}::test_the_network_of_listings_8_1_to_8_4_runs_in_dependency_order",), ("tests/rspql",)),
     # --- registered queries --------------------------------------------------------------
     Mutant("streams-dstream-is-istream", "query: streams", "src/reasonlake/query/streams.py",
            "    return difference(previous, current)\n", "    return difference(current, previous)\n",

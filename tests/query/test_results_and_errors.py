@@ -203,3 +203,11 @@ def test_a_select_of_no_variable_counts_its_solutions():
     assert write(found, "csv") == "\r\n\r\n"
     none = run(frame(), "PREFIX ex: <http://example.org/> SELECT * WHERE { ex:a ex:knows ex:nowhere }")
     assert none.frame.height == 0 and json.loads(write(none, "json"))["results"]["bindings"] == []
+
+
+def test_two_prefixes_of_one_namespace_both_resolve():
+    # rdflib's prologue keeps one prefix per namespace: the second declaration made it forget ex:
+    text = "PREFIX ex: <http://example.org/>\nPREFIX : <http://example.org/>\nSELECT ?n WHERE { ex:a :name ?n }"
+    assert sorted(run(frame(), text).frame.get_column("n")) == ['"Alice"', '"Alicia"@es']
+    with pytest.raises(SparqlError, match="Unknown namespace prefix"):
+        run(frame(), "PREFIX : <http://example.org/>\nSELECT * WHERE { ?s ex:name ?n }")

@@ -59,7 +59,7 @@ def _templates(rng: random.Random) -> list[str]:
         f"SELECT ?x ?v WHERE {{ {{ WINDOW :w1 {{ ?x {value} ?v }} }} UNION {{ WINDOW :w2 {{ ?x {value2} ?v }} }} }}",
         f"SELECT ?g ?x WHERE {{ GRAPH ?g {{ ?x a {kind} }} }}",
         f"SELECT ?x ?t WHERE {{ ?x ex:tag ?t WINDOW :w2 {{ ?x {link} ?y }} }}",
-        f"SELECT ?x ?y WHERE {{ WINDOW :w2 {{ ?x ex:next+ ?y }} }}",
+        "SELECT ?x ?y WHERE { WINDOW :w2 { ?x ex:next+ ?y } }",
         f"SELECT (COUNT(DISTINCT ?x) AS ?n) WHERE {{ WINDOW :w1 {{ ?x a {kind} }} }}",
         f"CONSTRUCT {{ ?x ex:near ?z }} WHERE {{ WINDOW :w1 {{ ?x {link} ?y }} WINDOW :w2 {{ ?y {link2} ?z }} }}",
     ]
