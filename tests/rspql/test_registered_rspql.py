@@ -9,27 +9,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write
+from tests.declare.test_rspql_syntax import LISTING_8_5, PROLOGUE
 from tests.rspql import listings
 from tests.rspql import test_oracle as thesis
 from tests.rspql.oracle import All, GraphDecl, Query, Window, WindowClose, WindowDecl, evaluate
 
 MINUTE = thesis.MINUTE
-PROLOGUE = f"PREFIX : <{thesis.EX}>\nPREFIX rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#>\n"
-# Listing 8.5 with its errata mended (decision 0074) and sioc:topic written :isNearby, as the
-# oracle's stream has it
-LISTING_8_5 = PROLOGUE + """
-REGISTER STREAM :out
-AS CONSTRUCT RSTREAM { ?shop a :PopularShop }
-FROM NAMED WINDOW :lwin ON :in [RANGE PT60M STEP PT20M]
-FROM NAMED WINDOW :swin ON :in [RANGE PT20M STEP PT20M]
-FROM GRAPH :shops
-WHERE {
-  ?shop a :Shop
-  WINDOW :lwin { SELECT ?shop (COUNT(*) AS ?totalLong) WHERE { ?m1 :isNearby ?shop . } GROUP BY ?shop }
-  WINDOW :swin { SELECT ?shop (COUNT(*) AS ?totalShort) WHERE { ?m2 :isNearby ?shop . } GROUP BY ?shop }
-  FILTER(?totalShort - ?totalLong > -1)
-}
-"""
 
 
 def jsonl(stream) -> str:

@@ -165,7 +165,7 @@ def register(args) -> int:
 def slide(args) -> int:
     until = _time(args.until) if args.until else None
     lake = _lakehouse(args, defer=True)
-    if args.view not in lake.home.view_names() and args.view in lake.rspql_queries():
+    if args.view in lake.rspql_queries() and args.view not in lake.home.view_names():
         return _advance(lake, args.view, until)
     with progress_bar(f"slide {args.view}", " closes", quiet=args.quiet) as progress:
         done = lake.slide(args.view, until, progress=progress)
