@@ -403,6 +403,12 @@ MUTANTS: tuple[Mutant, ...] = (
            "    return frames.select(found, {START: START, END: END})",
            "^p is answered as p: an inverse path's pairs are not turned around",
            (SPARQL, PUSHED), QUERY_SUBSET),
+    Mutant("exists-filter-reads-row-unbound", "query: exists", "src/reasonlake/query/planner.py",
+           "matches = self._correlated(pattern, project(numbered, [lid, *shared]))",
+           "matches = self.solutions(pattern, project(numbered, [lid, *shared]))",
+           "a FILTER inside (NOT) EXISTS reads the outer row's variables unbound: NOT EXISTS keeps rows "
+           "it must drop",
+           ("tests/query/test_where_the_oracles_disagree.py",), QUERY_SUBSET),
     Mutant("graph-variable-unbound", "query: named graphs", "src/reasonlake/query/planner.py",
            "            inner = join(self._in_graph(iri, pattern), named)\n",
            "            inner = self._in_graph(iri, pattern)\n",

@@ -263,7 +263,8 @@ def wheel(tmp_path_factory):
 
 
 # the command each job entry point runs (the CLI's sub-command, as parsed)
-_COMMANDS = {"init": ("init", None), "view-create": ("view", "create"), "ingest": ("ingest", None),
+_COMMANDS = {"init": ("init", None), "view-create": ("view", "create"), "register": ("register", None),
+             "ingest": ("ingest", None),
              "run": ("run", None), "slide": ("slide", None), "rebuild": ("rebuild", None),
              "repair": ("repair", None), "validate": ("validate", None), "vacuum": ("vacuum", None)}
 
@@ -325,8 +326,8 @@ def test_tasks_name_the_wheels_entry_points_with_parameters_they_accept(wheel):
         command, sub = _COMMANDS[entry_point.removeprefix("reasonlake-job-")]
         assert parsed["command"] == command and parsed.get("view_command") == sub, (name, key, parsed)
         assert parsed["home"] == BUNDLE["variables"]["home"]["default"], (name, key, parsed)
-        if sub == "create":  # the view file, from the bundle's deployed copy of this folder
-            (file,) = parsed["files"]
+        if sub == "create" or command == "register":  # the file, from the bundle's deployed copy of this folder
+            (file,) = parsed["files"] if sub == "create" else [parsed["file"]]
             root = resolved(name, merged(name)[0]).get("workspace", {}).get("root_path")
             relative = file.split("/files/", 1)[1]
             assert (REPO / relative).is_file(), file

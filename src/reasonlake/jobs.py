@@ -39,6 +39,7 @@ class Job:
 
 init = Job("init")
 view_create = Job("view", "create")
+register = Job("register")
 ingest = Job("ingest")
 run = Job("run")
 slide = Job("slide")

@@ -60,6 +60,12 @@ CASES = [
     Case("a zero-or-more path is a set of pairs", ":a :p :a .",
          "SELECT ?y WHERE { :a :p* ?y }", [(ex("a"),)], ("rdflib",),
          "18.4: ZeroOrMorePath's ALP keeps each node once (its visited set)"),
+    Case("NOT EXISTS substitutes the row's values into its pattern's FILTER",
+         ":adam :c :t4 ; :d :t4 , :t3 . :bob :c :t5 ; :d :t5 .",
+         "SELECT ?who WHERE { ?who :c ?post FILTER NOT EXISTS { ?who :d ?older FILTER(?older != ?post) } }",
+         [(ex("bob"),)], (),
+         "17.4.1.4 and 18.6: exists(P) is evaluated as substitute(P, μ): the inner FILTER reads the row's ?post "
+         "(both engines agree; the generated EXISTS patterns hold no FILTER: reasonlake read ?post unbound)"),
     # both engines answer; reasonlake keeps to the definition (the generator compares like
     # with like: tests/query/generated.py's "=" and "!=")
     Case("= and != between literals of different types", "",

@@ -12,7 +12,7 @@ from tests.conftest import write
 from tests.declare.test_rspql_syntax import LISTING_8_5, PROLOGUE
 from tests.rspql import listings
 from tests.rspql import test_oracle as thesis
-from tests.rspql.oracle import All, GraphDecl, Query, Window, WindowClose, WindowDecl, evaluate
+from tests.rspql.oracle import All, Entailment, GraphDecl, Query, Window, WindowClose, WindowDecl, evaluate
 
 MINUTE = thesis.MINUTE
 
@@ -104,3 +104,33 @@ def test_figure_8_1_three_starts_give_the_three_answers(cli, tmp_path: Path, t0,
     cli("slide", "longStream", "--until", str(first_close))
     rows = answer_rows(cli, "longStream")
     assert {r["subject"].rsplit("#", 1)[1][:-1]: int(r["object"].split('"')[1]) for r in rows} == counts
+
+
+def test_the_example_query_over_the_example_stream_answers_as_the_oracle(cli):
+    """``views/new_posters.rspql`` (the bundle's query) over ``examples/streams/social.jsonl``,
+    under the example's ontology: bob is a new poster at 10:10, adam never (he posted in the
+    six minutes before each of his posts)."""
+    from rdflib import Graph
+
+    from reasonlake.api import format_time, parse_time
+    from tests.conftest import REPO
+
+    cli("register", str(REPO / "views" / "new_posters.rspql"))
+    cli("ingest", "social", str(REPO / "examples" / "streams" / "social.jsonl"))
+    cli("slide", "new_posters", "--until", "2026-11-22T10:12:00Z")
+    rows = answer_rows(cli, "new_posters")
+    found = {(r["who"], r["post"], r["close"][:16]) for r in rows}
+    t0 = parse_time("2026-11-22T10:00:00Z", what="t0")
+    stream = [(next(iter(Graph().parse(data=f"{r['s']} {r['p']} {r['o']} .", format="nt"))),
+               parse_time(r["ts"], what="ts")) for r in map(json.loads, (REPO / "examples/streams/social.jsonl").open())]
+    sioc = Entailment(Graph().parse(REPO / "views" / "ontologies" / "sioc.ttl"))
+    windows = [WindowDecl("http://example.org/streams/recent", "social", Window(2 * MINUTE, MINUTE, t0), entailment=sioc),
+               WindowDecl("http://example.org/streams/earlier", "social", Window(6 * MINUTE, MINUTE, t0), entailment=sioc)]
+    text = (REPO / "views" / "new_posters.rspql").read_text()
+    body = text[text.index("SELECT"):].replace(text[text.index("FROM NAMED"):text.index("WHERE")], "")
+    query = Query(body, windows, All(*(WindowClose(w.name) for w in windows)), operator="ISTREAM",
+                  prefixes={"sioc": "http://rdfs.org/sioc/ns#", "": "http://example.org/streams/"})
+    begin = t0 + 2 * MINUTE  # the first close at which a window holds an item (:recent's)
+    oracle = evaluate(query, {"social": stream}, until_ms=t0 + 12 * MINUTE, start_ms=begin, unit_ms=MINUTE)
+    expected = {(dict(mu)["who"].n3(), dict(mu)["post"].n3(), format_time(t)[:16]) for mu, t in oracle.output}
+    assert found == expected and len(expected) == 1, (found, expected)  # bob's tweet5 at 10:10

@@ -300,7 +300,10 @@ class Planner:
         return inner.but(self.frames.filtered(inner.frame, step, expr, inner.variables, integers))
 
     def _Extend(self, node, seed: Solutions | None = None) -> Solutions:
-        inner = self.solutions(node.p, seed)  # a seed is never on the variable BIND makes (_certain)
+        # a seed is never on the variable BIND makes (_certain)
+        return self._extend(node, self.solutions(node.p, seed))
+
+    def _extend(self, node, inner: Solutions) -> Solutions:
         var = str(node.var)
         if var in inner.variables:
             raise SparqlError(f"BIND(... AS ?{var}): ?{var} is already bound in the pattern before it")
@@ -393,9 +396,9 @@ class Planner:
     _ConstructQuery = _SelectQuery
 
     # EXISTS and NOT EXISTS (17.4.1.4) as a column per occurrence: whether the row has a
-    # compatible solution of the pattern. The pattern is evaluated once, not per row, which is
-    # the spec's substitution only for patterns without FILTER, BIND, OPTIONAL or MINUS (whose
-    # expressions could see the row's variables): other patterns raise.
+    # compatible solution of the pattern. A pattern without FILTER, BIND, OPTIONAL or MINUS
+    # (no expression that could read the row's variables) is evaluated once, for every row;
+    # another is evaluated for the rows, each row's values substituted (``_correlated``).
     def _exists_columns(self, expr, inner: Solutions):
         found: dict[int, str] = {}
         for node in _walk(expr):
@@ -410,9 +413,9 @@ class Planner:
                 else:
                     # a FILTER, BIND, OPTIONAL or MINUS inside sees the row's variables: the
                     # pattern is evaluated with each row's bindings of the variables it shares
-                    # (the spec's substitution), the rows joined in as its seed
+                    # (the spec's substitution), the rows joined in below its expressions
                     shared = sorted(_pattern_variables(pattern) & inner.bound)
-                    matches = self.solutions(pattern, project(numbered, [lid, *shared]))
+                    matches = self._correlated(pattern, project(numbered, [lid, *shared]))
                 hit = frames.flag(frames.unique(frames.select(join(numbered, matches).frame, {lid: lid})), column)
                 frame = frames.fill_false(frames.join(numbered.frame, hit, [lid], "left"), column)
                 kept = [c for c in frames.names(frame) if c != lid]
@@ -427,6 +430,43 @@ class Planner:
             return ~column if negated else column
 
         return inner, exists
+
+
+    def _correlated(self, pattern, rows: Solutions) -> Solutions:
+        """``pattern``'s solutions for each of ``rows`` (a row number and the row's values of
+        the variables the pattern shares), with the row's values substituted (17.4.1.4,
+        18.6's substitute): the rows are joined in below every expression that could read them
+        (a FILTER, a BIND, an OPTIONAL's condition), so that those see the row's values, as a
+        seed that only narrows (``solutions``) would not make them (a FILTER comparing with the
+        row's variable then read it unbound, and NOT EXISTS kept rows it must drop)."""
+        name = pattern.name if isinstance(pattern, CompValue) else None
+        if name == "Filter":
+            return self._filter(self._correlated(pattern.p, rows), pattern.expr)
+        if name == "Extend":
+            return self._extend(pattern, self._correlated(pattern.p, rows))
+        if name in ("Join", "Union"):
+            combine = join if name == "Join" else union
+            return combine(self._correlated(pattern.p1, rows), self._correlated(pattern.p2, rows))
+        if name == "LeftJoin":
+            expr = pattern.get("expr")
+            expr = None if isinstance(expr, CompValue) and expr.name == "TrueFilter" else expr
+            return left_join(self._correlated(pattern.p1, rows), self._correlated(pattern.p2, rows),
+                             self._condition(expr))
+        if name == "Minus":  # its right side alone: substituted, the two would share the row's variables
+            return minus(self._correlated(pattern.p1, rows), self.solutions(pattern.p2))
+        if name == "ToMultiSet":
+            return self._correlated(pattern.p, rows)
+        if name == "Graph" and self.named is not None and not isinstance(pattern.term, Variable) \
+                and not str(pattern.term).startswith(EVENT):
+            graph = self.named.get(constant(pattern.term))
+            if graph is None:
+                return self._in_graph(constant(pattern.term), pattern.p)
+            default, self.triples = self.triples, graph
+            try:
+                return self._correlated(pattern.p, rows)
+            finally:
+                self.triples = default
+        return join(rows, self.solutions(pattern))
 
 
 _SEEDED = {"BGP", "Join", "LeftJoin", "Union", "Minus", "Filter", "Extend", "ToMultiSet"}
