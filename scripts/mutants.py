@@ -421,6 +421,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "last pane are not seen until the next close",
            (f"{RSPQL}::test_listing_8_5_registered_answers_as_the_oracle_at_every_evaluation_time", RSPQL_GENERATED),
            ("tests/rspql",)),
+    Mutant("rspql-report-policy-ignored", "rspql: report policies", "src/reasonlake/engine/rspql/advance.py",
+           "        if evaluation.reports(home, decl, t, before):", "        if True:",
+           "a window's report strategy (non empty, on change, every) is ignored: the query reports at "
+           "every shared close, and IStream and DStream compare with the wrong answer",
+           (f"{RSPQL}::test_report_policies_at_the_shared_closes_answer_as_the_oracle",), ("tests/rspql",)),
     Mutant("rspql-network-downstream-first", "rspql: networks", "src/reasonlake/engine/rspql/advance.py",
            "for query in registry.upstream(queries, name):", "for query in reversed(registry.upstream(queries, name)):",
            "a query is evaluated before the queries it reads: its windows close before their items "

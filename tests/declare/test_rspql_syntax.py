@@ -93,7 +93,7 @@ def test_the_register_form_with_a_start_and_an_entailment_regime():
     ("SELECT * WHERE { ?s ?p ?o }", "starts with REGISTER"),
     ("REGISTER RSTREAM :o AS SELECT * WHERE { ?s ?p ?o }", "at least one window"),
     ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [ROWS 5] WHERE { WINDOW :w { ?s ?p ?o } }",
-     "[RANGE duration STEP duration FROM time]"),
+     "[RANGE duration STEP duration FROM time REPORT"),
     ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] WHERE { WINDOW :v { ?s ?p ?o } }",
      "WINDOW :v { ... } reads a window the query does not declare"),
     ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] FROM NAMED WINDOW :w ON :s [RANGE 1m] "

@@ -134,3 +134,56 @@ def test_the_example_query_over_the_example_stream_answers_as_the_oracle(cli):
     oracle = evaluate(query, {"social": stream}, until_ms=t0 + 12 * MINUTE, start_ms=begin, unit_ms=MINUTE)
     expected = {(dict(mu)["who"].n3(), dict(mu)["post"].n3(), format_time(t)[:16]) for mu, t in oracle.output}
     assert found == expected and len(expected) == 1, (found, expected)  # bob's tweet5 at 10:10
+
+
+class _ChangedSinceTheLastSharedClose:
+    """ON CHANGE read at the closes the windows share: the window's content differs from the
+    one at the previous time every window closed (the thesis's content change compares with
+    the instant before, which at a close is the window still opening)."""
+
+    def __init__(self, window: str, windows: list):
+        self.window, self.windows = window, windows
+
+    def holds(self, t: int, env) -> bool:
+        before = t - 1
+        while before > 0 and not all(w.window.closes_at(before) for w in self.windows):
+            before -= 1
+        return set(env.content(self.window, t)) != set(env.content(self.window, before) if before > 0 else [])
+
+
+@pytest.mark.parametrize("report, operator", [("NON EMPTY", "DSTREAM"), ("ON CHANGE", "RSTREAM"), ("EVERY 4s", "ISTREAM")])
+def test_report_policies_at_the_shared_closes_answer_as_the_oracle(cli, tmp_path: Path, report, operator):
+    """The first window reports by ``report``, the second on each close: the query is
+    evaluated where both hold (Definition 5.12), and IStream and DStream compare with the
+    answer at the previous time it reported."""
+    from rdflib import URIRef
+
+    from tests.rspql.oracle import NonEmptyContent, Periodic
+
+    ex = "http://example.org/"
+    items = [(1500, "a", "b"), (1700, "b", "c"), (4200, "a", "c"), (7300, "c", "a"), (7400, "c", "b"), (12100, "b", "a")]
+    stream = [((URIRef(ex + s), URIRef(ex + "p"), URIRef(ex + o)), ts) for ts, s, o in items]
+    text = (f"PREFIX : <{ex}>\nREGISTER {operator} :out AS SELECT ?s ?o\n"
+            f"FROM NAMED WINDOW :w1 ON :s [RANGE 2s STEP 1s REPORT {report}]\n"
+            "FROM NAMED WINDOW :w2 ON :s [RANGE 3s STEP 1s]\n"
+            "WHERE { WINDOW :w1 { ?s :p ?o } OPTIONAL { WINDOW :w2 { ?o :p ?s } } }")
+    cli("register", str(write(tmp_path / "out.rspql", text)))
+    cli("ingest", "s", str(write(tmp_path / "s.jsonl", "".join(
+        json.dumps({"s": f"<{ex}{s}>", "p": f"<{ex}p>", "o": f"<{ex}{o}>", "ts": ts}) + "\n" for ts, s, o in items))))
+    cli("slide", "out", "--until", "15000")
+    windows = [WindowDecl(ex + "w1", "s", Window(2000, 1000, 0)), WindowDecl(ex + "w2", "s", Window(3000, 1000, 0))]
+    strategy = {"NON EMPTY": NonEmptyContent(ex + "w1"), "EVERY 4s": Periodic(ex + "w1", 4000),
+                "ON CHANGE": _ChangedSinceTheLastSharedClose(ex + "w1", windows)}[report]
+    policy = All(WindowClose(ex + "w1"), WindowClose(ex + "w2"), strategy)
+    query = Query(text[text.index("SELECT"):].replace(text[text.index("FROM NAMED"):text.index("WHERE")], ""),
+                  windows, policy, operator=operator, prefixes={"": ex})
+    begin = 2000  # the first close at which a window holds an item (:w1's first close)
+    oracle = evaluate(query, {"s": stream}, until_ms=15000, start_ms=begin, unit_ms=100)
+    expected = {(tuple(sorted((k, v.n3()) for k, v in mu)), t) for mu, t in oracle.output}
+    import deltalake
+    import polars as pl
+
+    table = pl.from_arrow(deltalake.DeltaTable(str(cli.home / "rspql_out")).to_pyarrow_table())
+    found = {(tuple(sorted((k, v) for k, v in row.items() if k != "close" and v is not None)), row["close"])
+             for row in table.iter_rows(named=True)}
+    assert found == expected and expected, (report, sorted(found), sorted(expected))

@@ -36,7 +36,9 @@ _GRAPH_DECL = re.compile(rf"FROM\s+(NAMED\s+)?(?:GRAPH\s+)?({_IRI})", re.I)
 _ENTAILMENT = re.compile(r"ENTAILMENT\s+([\w-]+)((?:\s+ONTOLOGY\s+<[^<>\s]*>)*)", re.I)
 _ONTOLOGY = re.compile(r"ONTOLOGY\s+<([^<>\s]*)>", re.I)
 _WINDOW_USE = re.compile(rf"\bWINDOW\s+({_IRI}|\?\w+)\s*\{{", re.I)
-_RANGE = re.compile(r"^\s*RANGE\s+(\S+)(?:\s+STEP\s+(\S+))?(?:\s+FROM\s+(\S+))?\s*$", re.I)
+_RANGE = re.compile(r"^\s*RANGE\s+(\S+)(?:\s+STEP\s+(\S+))?(?:\s+FROM\s+(\S+))?"
+                    r"(?:\s+REPORT\s+(ON\s+CLOSE|ON\s+CHANGE|NON\s+EMPTY|EVERY\s+\S+))?\s*$", re.I)
+REPORTS = ("on close", "on change", "non empty", "every")
 # what the clauses are found in: the text with its strings and comments blanked out (an IRI
 # is kept: it is read, and a "#" in it starts no comment)
 _OPAQUE = re.compile(r'(<[^<>\s]*>)|"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|'
@@ -56,6 +58,11 @@ class NamedWindow:
     # C-SPARQL's FROM STREAM <s> [RANGE ...]: the window's content is in the default graph
     # (Definition 5.4's A0), under a name the query does not use
     named: bool = True
+    # the window's report strategy (Section 5.8), read at the closes the windows share: on
+    # close (every one), on change (its content differs from the previous such close's), non
+    # empty, every (at start + k * period_ms)
+    report: str = "on close"
+    period_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -119,17 +126,19 @@ def _windows(text: str, prefixes: dict[str, str]) -> tuple[list[NamedWindow], st
     windows: list[NamedWindow] = []
     while (found := _WINDOW_DECL.search(_masked(text))) is not None:
         name, stream = _iri(found.group(1), prefixes), _iri(found.group(2), prefixes)
-        width, slide, start = _range(found.group(3), f"FROM NAMED WINDOW {found.group(1)}", f"window {found.group(1)}")
+        width, slide, start, report, period = _range(found.group(3), f"FROM NAMED WINDOW {found.group(1)}",
+                                                     f"window {found.group(1)}")
         if any(w.name == name for w in windows):
             raise SparqlError(f"the window {found.group(1)} is declared twice: give each FROM NAMED WINDOW its own name")
-        windows.append(NamedWindow(name, stream, width, slide, start))
+        windows.append(NamedWindow(name, stream, width, slide, start, report=report, period_ms=period))
         text = _cut(text, found)
     while (found := _STREAM_DECL.search(_masked(text))) is not None:  # C-SPARQL's unnamed windows
         stream = _iri(found.group(1), prefixes)
-        width, slide, start = _range(found.group(2), f"FROM STREAM {found.group(1)}", f"stream {found.group(1)}")
+        width, slide, start, report, period = _range(found.group(2), f"FROM STREAM {found.group(1)}",
+                                                     f"stream {found.group(1)}")
         local = re.search(r"[^/#:]*$", stream.strip("<>")).group()
         name = f"<urn:reasonlake:window:{local}_{sum(not w.named for w in windows) + 1}>"
-        windows.append(NamedWindow(name, stream, width, slide, start, named=False))
+        windows.append(NamedWindow(name, stream, width, slide, start, named=False, report=report, period_ms=period))
         text = _cut(text, found)
     if not windows:
         raise SparqlError("an RSP-QL query reads at least one window: FROM NAMED WINDOW <w> ON <stream> "
@@ -137,15 +146,19 @@ def _windows(text: str, prefixes: dict[str, str]) -> tuple[list[NamedWindow], st
     return windows, text
 
 
-def _range(spec_text: str, clause: str, what: str) -> tuple[int, int, int | None]:
+def _range(spec_text: str, clause: str, what: str) -> tuple[int, int, int | None, str, int | None]:
     spec = _RANGE.match(spec_text)
     if spec is None:
-        raise SparqlError(f"{clause}: the window is [RANGE duration STEP duration FROM time] (STEP and FROM "
-                          f"optional), not [{spec_text.strip()}]")
+        raise SparqlError(f"{clause}: the window is [RANGE duration STEP duration FROM time REPORT ON CLOSE|ON "
+                          f"CHANGE|NON EMPTY|EVERY duration] (STEP, FROM and REPORT optional), not [{spec_text.strip()}]")
     width = parse_duration(spec.group(1), what=f"{what}'s RANGE")
     slide = parse_duration(spec.group(2), what=f"{what}'s STEP") if spec.group(2) else width
     start = parse_time(spec.group(3), what=f"{what}'s FROM") if spec.group(3) else None
-    return width, slide, start
+    report, period = " ".join((spec.group(4) or "on close").lower().split()), None
+    if report.startswith("every"):
+        period = parse_duration(report.split()[1], what=f"{what}'s REPORT EVERY")
+        report = "every"
+    return width, slide, start, report, period
 
 
 def _iri(term: str, prefixes: dict[str, str]) -> str:

@@ -125,7 +125,8 @@ def show_in_catalog(home: Home, decl: RspqlDecl) -> None:
 def _evaluate_pending(home: Home, decl: RspqlDecl, until: int) -> list[Evaluated]:
     windows = [home.view(v).window for _, v in decl.views]
     upto = min(w.close_at_or_before(until) for w in windows)
-    after = registry.evaluated_through(home, decl)
+    through = registry.evaluated_through(home, decl)
+    after, reported = through if through is not None else (None, None)
     if after is None:
         firsts = [history[0].close for _, v in decl.views if (history := state.readable(home, v))]
         if not firsts:
@@ -137,25 +138,32 @@ def _evaluate_pending(home: Home, decl: RspqlDecl, until: int) -> list[Evaluated
     if not times:
         return []
     static = evaluation.static_graphs(decl)
-    previous = Answer(decl.form, frame=evaluation.no_solutions(decl)) if after is None else \
-        _answer(home, decl, after, static)
+    # the answer at the latest time the query reported at (Definitions 5.10, 5.11: the
+    # previous instant of the evaluation time set), empty before the first
+    previous = Answer(decl.form, frame=evaluation.no_solutions(decl)) if reported is None else \
+        _answer(home, decl, reported, static)
+    before = evaluation.previous_shared_close(windows, times[0])
+    operator = StreamOperator(decl.registration.operator)
     done, rows, batch = [], [], []
     for t in times:
         started = time.monotonic()
-        current = _answer(home, decl, t, static)
-        # Definition 5.13: the operator streams solutions out; a CONSTRUCT's template is
-        # instantiated with those (a triple two solutions make is streamed while one remains)
-        out = streams.rows(StreamOperator(decl.registration.operator), previous.frame, current.frame)
-        if current.form == "CONSTRUCT":
-            out = construct.graph(out, current.template) if out.height else evaluation.empty_graph()
-            _stream(home, decl, t, out)
-        rows.append(out.select(pl.col(c).cast(pl.String) for c in _columns(decl)).with_columns(
-            pl.lit(t, pl.Int64).alias(query_tables.CLOSE)))
+        if evaluation.reports(home, decl, t, before):
+            current = _answer(home, decl, t, static)
+            # Definition 5.13: the operator streams solutions out; a CONSTRUCT's template is
+            # instantiated with those (a triple two solutions make is streamed while one remains)
+            out = streams.rows(operator, previous.frame, current.frame)
+            if current.form == "CONSTRUCT":
+                out = construct.graph(out, current.template) if out.height else evaluation.empty_graph()
+                _stream(home, decl, t, out)
+            rows.append(out.select(pl.col(c).cast(pl.String) for c in _columns(decl)).with_columns(
+                pl.lit(t, pl.Int64).alias(query_tables.CLOSE)))
+            previous, reported = current, t
+            done.append(Evaluated(decl.name, t, current.frame.height, out.height,
+                                  round(time.monotonic() - started, 3)))
         batch.append(t)
-        previous = current
-        done.append(Evaluated(decl.name, t, current.frame.height, out.height, round(time.monotonic() - started, 3)))
+        before = t
         if len(batch) == RECORD_EVERY or t == times[-1]:
-            _record(home, decl, batch, rows)
+            _record(home, decl, batch, rows, reported)
             rows, batch = [], []
     return done
 
@@ -179,12 +187,13 @@ def _answer(home: Home, decl: RspqlDecl, t: int, static: evaluation.StaticGraphs
     return found
 
 
-def _record(home: Home, decl: RspqlDecl, batch: list[int], rows: list[pl.DataFrame]) -> None:
+def _record(home: Home, decl: RspqlDecl, batch: list[int], rows: list[pl.DataFrame], reported: int | None) -> None:
     """The answers at a batch of evaluation times in place of any written from its first on,
-    then its last time recorded."""
-    query_tables.replace_rows_from(home, registry.answers_path(home, decl.name), pl.concat(rows), batch[0])
+    then its last time recorded, with the latest the query reported at."""
+    if rows:
+        query_tables.replace_rows_from(home, registry.answers_path(home, decl.name), pl.concat(rows), batch[0])
     faults.reached("rspql: answers")
-    registry.record(home, decl, batch[-1])
+    registry.record(home, decl, batch[-1], reported)
 
 
 def _stream(home: Home, decl: RspqlDecl, t: int, out: pl.DataFrame) -> None:

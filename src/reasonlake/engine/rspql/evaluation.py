@@ -45,6 +45,52 @@ def shared_closes(windows: list[Window], begin: int, upto: int) -> list[int]:
     return found
 
 
+def previous_shared_close(windows: list[Window], t: int) -> int | None:
+    """The latest time before ``t`` where every window closes (None: none)."""
+    widest = max(windows, key=lambda w: w.slide)
+    before = t - widest.slide
+    while before >= widest.first_close:
+        if all(w.is_close(before) for w in windows):
+            return before
+        before -= widest.slide
+    return None
+
+
+def reports(home: Home, decl: RspqlDecl, t: int, before: int | None) -> bool:
+    """Whether the query reports at the shared close ``t``: every window's strategy holds
+    there (Definition 5.12, the strategies ANDed; section 5.8's strategies read at the closes
+    the windows share): on close, always; non empty, the window holds a triple; on change,
+    its content differs from the one at the shared close ``before`` (None: from nothing);
+    every, ``t`` is its start plus a multiple of the period."""
+    views = dict(decl.views)
+    for window in decl.registration.windows:
+        if window.report == "every" and (t - (window.start_ms or 0)) % window.period_ms:
+            return False
+        if window.report not in ("non empty", "on change"):
+            continue
+        now = window_triples(home, views[window.name], t)
+        if window.report == "non empty" and (now is None or now.height == 0):
+            return False
+        if window.report == "on change":
+            earlier = None if before is None else window_triples(home, views[window.name], before)
+            if _same(now, earlier):
+                return False
+    return True
+
+
+def _same(a: query_read.ViewTriples | None, b: query_read.ViewTriples | None) -> bool:
+    """Whether two window contents hold the same triples (None: nothing)."""
+    if a is None or b is None or a.height == 0 or b.height == 0:
+        return (a is None or a.height == 0) and (b is None or b.height == 0)
+    if a.frames is None and b.frames is None:
+        return a.frame.height == b.frame.height and a.frame.join(b.frame, on=list(COLUMNS), how="anti").height == 0
+    left, right = (x.frame if x.frames is not None else None for x in (a, b))
+    if left is None or right is None:  # one in the driver, one in Spark: compared in the driver
+        left, right = (pl.from_arrow(x.frame.toArrow()) if x.frames is not None else x.frame for x in (a, b))
+        return left.height == right.height and left.join(right, on=list(COLUMNS), how="anti").height == 0
+    return left.exceptAll(right).isEmpty() and right.exceptAll(left).isEmpty()
+
+
 @dataclass(frozen=True)
 class StaticGraphs:
     default: pl.DataFrame

@@ -19,7 +19,7 @@ from reasonlake.errors import SparqlError
 
 QUERIES, STATE = "rspql_queries", "rspql_state"
 _QUERY_SCHEMA = "name STRING, fingerprint STRING, definition STRING"
-_STATE_SCHEMA = "name STRING, fingerprint STRING, t BIGINT"
+_STATE_SCHEMA = "name STRING, fingerprint STRING, t BIGINT, reported BIGINT"
 
 
 def answers_path(home: Home, name: str) -> str:
@@ -35,6 +35,7 @@ def answers_sql(home: Home, decl: RspqlDecl) -> str | None:
     through = evaluated_through(home, decl)
     if through is None or not table_log.is_delta(home.spark, answers_path(home, decl.name)):
         return None
+    through = through[0]
     columns = ("subject", "predicate", "object") if decl.form == "CONSTRUCT" else decl.variables()
     shown = "".join(f", `{c}`" for c in columns)
     return (f"SELECT timestamp_millis(close) AS close{shown} FROM delta.`{answers_path(home, decl.name)}` "
@@ -57,18 +58,23 @@ def save(home: Home, decl: RspqlDecl) -> None:
                              _QUERY_SCHEMA)
 
 
-def evaluated_through(home: Home, decl: RspqlDecl) -> int | None:
-    """The latest evaluation time recorded for this definition of the query (None: none yet)."""
+def evaluated_through(home: Home, decl: RspqlDecl) -> tuple[int, int | None] | None:
+    """The latest evaluation time recorded for this definition of the query, and the latest
+    at or before it where the query reported (None: not yet; a report policy may skip one)."""
     if not table_log.is_delta(home.spark, home.path(STATE)):
         return None
     fingerprint = decl.fingerprint()
-    times = [r.t for r in home.small_rows(STATE, ["name", "fingerprint", "t"], where=("name", decl.name))
-             if r.fingerprint == fingerprint]
-    return max(times, default=None)
+    rows = [r for r in home.small_rows(STATE, ["name", "fingerprint", "t", "reported"], where=("name", decl.name))
+            if r.fingerprint == fingerprint]
+    if not rows:
+        return None
+    latest = max(rows, key=lambda r: r.t)
+    return latest.t, latest.reported
 
 
-def record(home: Home, decl: RspqlDecl, t: int) -> None:
-    table_writes.append_rows(home.spark, home.path(STATE), [(decl.name, decl.fingerprint(), t)], _STATE_SCHEMA)
+def record(home: Home, decl: RspqlDecl, t: int, reported: int | None) -> None:
+    table_writes.append_rows(home.spark, home.path(STATE), [(decl.name, decl.fingerprint(), t, reported)],
+                             _STATE_SCHEMA)
 
 
 def producers(queries: dict[str, RspqlDecl]) -> dict[str, str]:
