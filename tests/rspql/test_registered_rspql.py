@@ -187,3 +187,16 @@ def test_report_policies_at_the_shared_closes_answer_as_the_oracle(cli, tmp_path
     found = {(tuple(sorted((k, v) for k, v in row.items() if k != "close" and v is not None)), row["close"])
              for row in table.iter_rows(named=True)}
     assert found == expected and expected, (report, sorted(found), sorted(expected))
+
+
+def test_the_runner_evaluates_a_query_after_each_micro_batch(cli, tmp_path: Path):
+    """``run QUERY --source DIR``: the query's windows slide with the micro-batch and the query
+    is evaluated up to the newest item, as ``slide`` evaluates it."""
+    query = write(tmp_path / "queries" / "trending.rspql", LISTING_8_5)
+    shops = write(tmp_path / "queries" / "shops.nt", turtle(thesis.SHOPS))
+    cli("register", str(query), "--graph", f"{thesis.EX}shops={shops}")
+    write(tmp_path / "incoming" / "in.jsonl", jsonl(thesis.STREAM_IN))
+    out = cli("run", "out", "--source", str(tmp_path / "incoming"))
+    assert "out 1" in out, out  # the newest item is at 75 minutes: one evaluation, at 60
+    rows = answer_rows(cli, "out")
+    assert [(r["subject"], r["close"][11:16]) for r in rows] == [(f"<{thesis.EX}b>", "01:00")]

@@ -114,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="keep views up to date from a folder of stream files or a Kafka topic "
                                       "(Structured Streaming)", parents=[verb_home, writer])
-    run.add_argument("views", nargs="+", metavar="VIEW", help="views over one stream")
+    run.add_argument("views", nargs="+", metavar="VIEW", help="views (or RSP-QL queries) over one stream")
     run.add_argument("--source", required=True, metavar="PATH|kafka",
                      help="folder or glob the stream files arrive in (a path or a URI: s3a://, abfss://, dbfs:/), "
                           "or kafka (with --kafka-bootstrap and --topic; each message a JSONL row)")

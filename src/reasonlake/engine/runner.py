@@ -81,8 +81,14 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
     """Run until the source (a folder or glob of stream files, or a Kafka topic) is drained
     (``available-now``) or for ever (an interval such as ``30 seconds``), ingesting every new
     file or message and sliding ``views`` after each micro-batch."""
+    from reasonlake.engine.rspql.registry import registered
     from reasonlake.engine.store import state
 
+    # an RSP-QL query's windows are views: slid with the others, the query evaluated after them
+    rspql = registered(home)
+    queries = [name for name in views if name in rspql and name not in home.view_names()]
+    views = list(dict.fromkeys([*(v for v in views if v not in queries),
+                                *(view for q in queries for _, view in rspql[q].views)]))
     for view in views:
         home.view(view)  # unknown views fail before the query starts
     stream = _stream_of(home, views)
@@ -92,7 +98,8 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
         report.last_close[view] = history[-1].close if history else None
     checkpoint = checkpoint_path(home, stream, source)
     show = progress if progress is not None else (_print_progress if sys.stderr.isatty() else None)
-    batches = _Batches(home, views, stream, source, report, checkpoint, lateness=lateness, ts=ts, show=show)
+    batches = _Batches(home, views, stream, source, report, checkpoint, lateness=lateness, ts=ts, show=show,
+                       queries=queries)
     reader = _kafka_reader(home, source) if batches.kafka else (
         home.spark.readStream.format("binaryFile").schema(_BINARY_FILE).load(source))
     writer = reader.writeStream.foreachBatch(batches).option("checkpointLocation", checkpoint)
@@ -151,8 +158,9 @@ class _Batches:
     views whose next close is due. The first failure stops the query (``run`` raises it)."""
 
     def __init__(self, home: Home, views: list[str], stream: str, source, report: RunReport, checkpoint: str, *,
-                 lateness: int, ts: int | None, show):
+                 lateness: int, ts: int | None, show, queries: list[str] = ()):
         self.home, self.views, self.stream, self.report = home, views, stream, report
+        self.queries = list(queries)  # RSP-QL queries, evaluated after their windows' views slid
         self.kafka = isinstance(source, KafkaSource)
         self.query_key = hashlib.sha256(checkpoint.encode()).hexdigest()[:16]
         self.lateness, self.ts, self.show = lateness, ts, show
@@ -265,6 +273,12 @@ class _Batches:
             report.closes[view] = report.closes.get(view, 0) + len(closed)
             if closed:
                 report.last_close[view] = closed[-1].close
+        if self.queries:
+            from reasonlake.engine.rspql.advance import advance
+
+            for query in self.queries:  # each with the queries it reads, in dependency order
+                evaluated = [e for e in advance(self.home, query, until) if e.query == query]
+                report.closes[query] = report.closes.get(query, 0) + len(evaluated)
 
 
 def _slide_on(home: Home, view: str, report: RunReport, until: int) -> list:
