@@ -189,6 +189,7 @@ def test_report_policies_at_the_shared_closes_answer_as_the_oracle(cli, tmp_path
     assert found == expected and expected, (report, sorted(found), sorted(expected))
 
 
+@pytest.mark.slow  # a Structured Streaming query's start: the slow tier
 def test_the_runner_evaluates_a_query_after_each_micro_batch(cli, tmp_path: Path):
     """``run QUERY --source DIR``: the query's windows slide with the micro-batch and the query
     is evaluated up to the newest item, as ``slide`` evaluates it."""
