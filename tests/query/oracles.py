@@ -89,6 +89,18 @@ def graph_as_written(text: str, format: str = "nt") -> Graph:
         rdflib.NORMALIZE_LITERALS = normalize
 
 
+def terms_as_written(triples) -> list[tuple]:
+    """N-Triples terms (text) as rdflib terms with each literal's lexical form as written
+    (``graph_as_written``'s reason: ``from_n3`` would rewrite "...Z" as "...+00:00")."""
+    from rdflib.util import from_n3
+
+    normalize, rdflib.NORMALIZE_LITERALS = rdflib.NORMALIZE_LITERALS, False
+    try:
+        return [tuple(from_n3(t) for t in triple) for triple in triples]
+    finally:
+        rdflib.NORMALIZE_LITERALS = normalize
+
+
 def rdflib_graph(triples) -> Graph:
     graph = Graph()
     for t in triples:

@@ -15,14 +15,13 @@ import random
 from collections import Counter
 
 import polars as pl
-from rdflib.util import from_n3
 
 from reasonlake.declare.queries import StreamOperator
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.query import incremental, run, streams
 from reasonlake.query.terms import constant
 from tests.query import generated
-from tests.query.oracles import Failed, Found, by_oxigraph, by_rdflib, normal_text, oxigraph_store
+from tests.query.oracles import Failed, Found, by_oxigraph, by_rdflib, normal_text, oxigraph_store, terms_as_written
 from tests.query.test_matches_rdflib import _seed
 
 P = generated.PREFIXES
@@ -85,7 +84,7 @@ def _answers(text: str, windows: list[list[list[tuple]]]) -> list[pl.DataFrame]:
 
 
 def _engine(text: str, triples: list[tuple], variables: list[str], rdflib_only: bool) -> Found:
-    parsed = [tuple(from_n3(t) for t in triple) for triple in triples]
+    parsed = terms_as_written(triples)
     found = by_rdflib(generated.rdflib_graph(parsed), text) if rdflib_only else \
         by_oxigraph(oxigraph_store(parsed), text)
     assert not isinstance(found, Failed), found
