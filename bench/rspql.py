@@ -78,17 +78,14 @@ def shop_of(rng: random.Random, ts: int, total: int) -> int:
 
 
 def generate(folder: Path, items: int, seed: int, per_file: int = 200_000) -> list[Path]:
+    """The mentions of times 1..items (one a millisecond), ``per_file`` JSONL rows a file."""
     rng = random.Random(seed)
-    files, handle = [], None
-    for ts in range(1, items + 1):
-        if (ts - 1) % per_file == 0:
-            if handle:
-                handle.close()
-            files.append(folder / f"mentions-{len(files):04d}.jsonl")
-            handle = files[-1].open("w")
-        handle.write(json.dumps({"s": f"<{EX}m{ts}>", "p": f"<{EX}isNearby>",
-                                 "o": f"<{EX}shop{shop_of(rng, ts, items)}>", "ts": ts}) + "\n")
-    handle.close()
+    files = []
+    for first in range(1, items + 1, per_file):
+        files.append(folder / f"mentions-{len(files):04d}.jsonl")
+        files[-1].write_text("".join(
+            json.dumps({"s": f"<{EX}m{ts}>", "p": f"<{EX}isNearby>", "o": f"<{EX}shop{shop_of(rng, ts, items)}>",
+                        "ts": ts}) + "\n" for ts in range(first, min(first + per_file, items + 1))))
     return files
 
 
