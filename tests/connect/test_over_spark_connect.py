@@ -213,3 +213,31 @@ def test_a_server_whose_jvm_dies_goes_and_says_so(tmp_path):
     assert not os.path.exists(f"/proc/{found.pid}") or open(f"/proc/{found.pid}/stat").read().split()[2] == "Z"
     assert _run(root, "server", "status").stdout.strip() == "not running"
     assert _run(root, "server", "stop").stdout.strip() == "no server was running"
+
+
+@pytest.mark.minutes(3)
+def test_an_rspql_query_through_the_server_answers_as_the_thesis_oracle(server_home, tmp_path):
+    """Listing 8.5 registered, its stream ingested and the query evaluated through the home's
+    server, once with its windows read here and once read by Spark over Connect
+    (``REASONLAKE_DRIVER_READ_MB=0``): the thesis's answer both times (``:b`` at 60 minutes,
+    ``:c`` at 80), the second query sharing the first one's views."""
+    from tests.declare.test_rspql_syntax import LISTING_8_5
+    from tests.rspql import test_oracle as thesis
+    from tests.rspql.test_registered_rspql import jsonl, turtle
+
+    root, _ = server_home
+    assert _run(root, "init").returncode == 0
+    (tmp_path / "trending.rspql").write_text(LISTING_8_5)
+    (tmp_path / "shops.nt").write_text(turtle(thesis.SHOPS))
+    (tmp_path / "in.jsonl").write_text(jsonl(thesis.STREAM_IN))
+    shops = f"{thesis.EX}shops={tmp_path / 'shops.nt'}"
+    assert "view out_lwin (created)" in _cli(root, "register", str(tmp_path / "trending.rspql"), "--graph", shops).stdout
+    shared = _cli(root, "register", str(tmp_path / "trending.rspql"), "--name", "on_spark", "--graph", shops).stdout
+    assert "view out_lwin (shared)" in shared and "view out_swin (shared)" in shared
+    _cli(root, "ingest", "in", str(tmp_path / "in.jsonl"))
+    _cli(root, "slide", "out", "--until", "7800000")
+    _cli(root, "slide", "on_spark", "--until", "7800000", env={"REASONLAKE_DRIVER_READ_MB": "0"})
+    for name in ("out", "on_spark"):
+        rows = _cli(root, "sql", f"SELECT close, subject FROM {name} ORDER BY close", "--format", "csv").stdout
+        assert rows.splitlines()[1:] == [f"1970-01-01T01:00:00.000Z,<{thesis.EX}b>",
+                                         f"1970-01-01T01:20:00.000Z,<{thesis.EX}c>"], (name, rows)
