@@ -66,6 +66,11 @@ CASES = [
          [(ex("bob"),)], (),
          "17.4.1.4 and 18.6: exists(P) is evaluated as substitute(P, μ): the inner FILTER reads the row's ?post "
          "(both engines agree; the generated EXISTS patterns hold no FILTER: reasonlake read ?post unbound)"),
+    Case("a zero-length path from the empty string", ':a :v "" . :a :next :b .',
+         'SELECT ?x WHERE { :a :v ?x . { ?x :next* :b } }', [], ("rdflib",),
+         "18.4: eval(Path(X, ZeroOrMorePath(P), Y)) with X bound to \"\" holds only where \"\" reaches :b "
+         "(rdflib, joining the group lazily, takes the falsy term for an unbound one, twice; the generator "
+         "joins no zero-length path's end)"),
     # both engines answer; reasonlake keeps to the definition (the generator compares like
     # with like: tests/query/generated.py's "=" and "!=")
     Case("= and != between literals of different types", "",
