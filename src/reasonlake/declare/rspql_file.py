@@ -21,6 +21,7 @@ import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass, replace
+from functools import cached_property
 from pathlib import Path
 
 from reasonlake.declare import rspql
@@ -49,7 +50,7 @@ class RspqlDecl:
     # each window's IRI and the view that keeps it, set at registration (``engine.rspql``)
     views: tuple[tuple[str, str], ...] = ()
 
-    @property
+    @cached_property  # read once: each evaluation asks for its windows and SPARQL
     def registration(self) -> rspql.Registration:
         return rspql.parse(self.text)
 
@@ -60,13 +61,14 @@ class RspqlDecl:
     @property
     def form(self) -> str:
         """SELECT or CONSTRUCT: what its answers are (solutions, or triples a stream can hold)."""
-        return self._algebra().name.removesuffix("Query").upper()
+        return self._parsed.name.removesuffix("Query").upper()
 
     def variables(self) -> list[str]:
         """A SELECT's variables, in its order: its answer table's columns before ``close``."""
-        return [str(v) for v in self._algebra().PV]
+        return [str(v) for v in self._parsed.PV]
 
-    def _algebra(self):
+    @cached_property
+    def _parsed(self):
         from reasonlake.query.parse import algebra
 
         return algebra(self.registration.sparql).algebra

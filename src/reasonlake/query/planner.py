@@ -209,16 +209,16 @@ class Planner:
             return self._in_each_graph(node.p, str(node.term))
         return self._in_graph(constant(node.term), node.p)
 
-    def _in_graph(self, iri: str, pattern) -> Solutions:
+    def _in_graph(self, iri: str, pattern, evaluate=None) -> Solutions:
         """``pattern``'s solutions over the named graph ``iri`` (none: a graph the dataset
-        lacks matches nothing, 13.3.4)."""
+        lacks matches nothing, 13.3.4); ``evaluate``: how (default ``solutions``)."""
         graph = self.named.get(iri)
         if graph is None:
             graph = self.frames.constant({c: [] for c in ("subject", "predicate", "object")},
                                          {c: pl.String for c in ("subject", "predicate", "object")})
         default, self.triples = self.triples, graph
         try:
-            return self.solutions(pattern)
+            return (evaluate or self.solutions)(pattern)
         finally:
             self.triples = default
 
@@ -458,14 +458,7 @@ class Planner:
             return self._correlated(pattern.p, rows)
         if name == "Graph" and self.named is not None and not isinstance(pattern.term, Variable) \
                 and not str(pattern.term).startswith(EVENT):
-            graph = self.named.get(constant(pattern.term))
-            if graph is None:
-                return self._in_graph(constant(pattern.term), pattern.p)
-            default, self.triples = self.triples, graph
-            try:
-                return self._correlated(pattern.p, rows)
-            finally:
-                self.triples = default
+            return self._in_graph(constant(pattern.term), pattern.p, lambda inner: self._correlated(inner, rows))
         return join(rows, self.solutions(pattern))
 
 
