@@ -75,6 +75,8 @@ STREAMS = "tests/query/test_registered_queries.py::test_istream_and_dstream_are_
 READABLE = "tests/engine/test_readable_copy.py"
 RSPQL = "tests/rspql/test_registered_rspql.py"
 RSPQL_GENERATED = "tests/rspql/test_generated_rspql.py"
+RSEP = "tests/rspql/test_event_patterns.py"
+RSEP_GENERATED = f"{RSEP}::test_generated_event_patterns_answer_as_the_oracle_at_every_evaluation_time"
 ORDER_UNBOUND = "tests/query/test_order_by_puts_unbound_first.py"
 AGG_UNBOUND = "tests/query/test_aggregates_of_groups_with_unbound_values.py"
 
@@ -431,6 +433,24 @@ MUTANTS: tuple[Mutant, ...] = (
            "a query is evaluated before the queries it reads: its windows close before their items "
            "arrive, which are then late and never seen",
            (f"{RSPQL}::test_the_network_of_listings_8_1_to_8_4_runs_in_dependency_order",), ("tests/rspql",)),
+    Mutant("rsep-consumed-item-matched-again", "rsep: consumption", "src/reasonlake/engine/rspql/consumption.py",
+           "        self.used[(k, t)] = used\n", "        self.used[(k, t)] = []\n",
+           "an item a MATCH used under the chronological or recent consumption policy is matched "
+           "again at the next evaluation (section 6.5)",
+           (f"{RSEP}::test_a_consumed_item_is_not_matched_again", RSEP_GENERATED), ("tests/rspql",)),
+    Mutant("rsep-chronological-picks-last", "rsep: selection", "src/reasonlake/engine/rspql/matching.py",
+           "        pairs = pairs.filter(pl.col(START) <= pl.col(END).min().over(CTX)) \\",
+           "        pairs = pairs.filter(pl.col(END) >= pl.col(START).max().over(CTX)) \\",
+           "SEQ CHRONOLOGICAL selects the last later event with an earlier match, not the first (6.10)",
+           (f"{RSEP}::test_a_consumed_item_is_not_matched_again", RSEP_GENERATED), ("tests/rspql",)),
+    Mutant("rsep-seq-bound-inclusive", "rsep: SEQ", "src/reasonlake/engine/rspql/matching.py",
+           "pl.min_horizontal(BOUND, pl.col(START) - 1)", "pl.min_horizontal(BOUND, pl.col(START))",
+           "SEQ lets the earlier event share the later one's item: [0, t3] instead of [0, t3 - 1] "
+           "(Definition 6.8)", (RSEP_GENERATED,), ("tests/rspql",)),
+    Mutant("rsep-first-is-last", "rsep: FIRST", "src/reasonlake/engine/rspql/matching.py",
+           "        return frame.filter(pl.col(START) <= pl.col(END).min().over(CTX)), variables",
+           "        return frame.filter(pl.col(END) >= pl.col(START).max().over(CTX)), variables",
+           "FIRST keeps the last event mappings (Definition 6.7)", (RSEP_GENERATED,), ("tests/rspql",)),
     # --- registered queries --------------------------------------------------------------
     Mutant("streams-dstream-is-istream", "query: streams", "src/reasonlake/query/streams.py",
            "    return difference(previous, current)\n", "    return difference(current, previous)\n",

@@ -104,6 +104,14 @@ def test_the_register_form_with_a_start_and_an_entailment_regime():
      "the prefix x: is not declared"),
     ("ENTAILMENT owl3 REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
      "WHERE { WINDOW :w { ?s ?p ?o } }", "ENTAILMENT owl3: give one of"),
+    ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
+     "WHERE { MATCH EVENT :v { ?s ?p ?o } }", "EVENT :v { ... } reads a window the query does not declare"),
+    ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
+     "WHERE { MATCH EVENT :w { ?s ?p ?o } SEQ }", "expected an event pattern"),
+    ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
+     "WHERE { MATCH { EVENT :w { ?s ?p ?o } ?x ?y ?z } }", "the } closing MATCH { ... }"),
+    ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
+     "WHERE { MATCH (EVENT :w { ?s ?p ?o } }", "the ) closing ( E )"),
 ])
 def test_a_mistake_is_one_line_naming_the_fix(text, says):
     with pytest.raises(SparqlError) as refused:
@@ -116,3 +124,21 @@ def test_a_bad_duration_names_the_window():
         parse(PROLOGUE + "REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE soon] "
                          "WHERE { WINDOW :w { ?s ?p ?o } }")
     assert "window :w's RANGE" in str(refused.value)
+
+
+def test_match_reads_event_patterns_with_their_policies():
+    """RSEP-QL (``declare.rsep``): SEQ is read left to right, FIRST and LAST bind to the pattern
+    after them, a policy word follows SEQ and MATCH; the MATCH leaves a GRAPH node binding its
+    variables, and "match" inside a name, a string or a variable is no keyword."""
+    from reasonlake.declare.rsep import Event, First, Seq
+
+    read = parse(PROLOGUE + 'REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] '
+                            'WHERE { ?match :p "match" . MATCH RECENT { EVENT :w { ?a :p ?b } SEQ RECENT '
+                            'FIRST EVENT :w { ?b :q ?c } SEQ EVENT :w { ?c :r :match } } }')
+    (m,) = read.matches
+    w = f"<{thesis.EX}w>"
+    assert m.consumption == "recent" and m.variables == ("a", "b", "c")
+    assert m.pattern == Seq(Seq(Event(w, "?a :p ?b"), First(Event(w, "?b :q ?c")), "recent"),
+                            Event(w, "?c :r :match"), "unrestricted")
+    assert "MATCH" not in read.sparql and '?match :p "match"' in read.sparql
+    assert "GRAPH <urn:reasonlake:match:0> { ?a <urn:reasonlake:match:binds> ?a" in read.sparql

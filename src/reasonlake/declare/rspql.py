@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from reasonlake.declare import rsep
 from reasonlake.declare.durations import parse_duration, parse_time
 from reasonlake.declare.view import PROFILES
 from reasonlake.errors import SparqlError
@@ -74,7 +75,9 @@ class Registration:
     named_graphs: tuple[str, ...]  # FROM NAMED GRAPH: static named graphs
     profile: str | None  # the entailment regime every window is read under (None: not named)
     ontologies: tuple[str, ...]
-    sparql: str  # the query left, WINDOW w { } written as GRAPH w { }
+    sparql: str  # the query left, WINDOW w { } written as GRAPH w { }, each MATCH as its placeholder
+    matches: tuple[rsep.Match, ...] = ()  # RSEP-QL's MATCH clauses (``declare.rsep``)
+    prefixes: tuple[tuple[str, str], ...] = ()  # the PREFIXes, which a MATCH's patterns are read with
 
 
 def parse(text: str) -> Registration:
@@ -115,11 +118,13 @@ def parse(text: str) -> Registration:
         if not term.startswith("?") and _iri(term, prefixes) not in names:
             raise SparqlError(f"WINDOW {term} {{ ... }} reads a window the query does not declare: add FROM NAMED "
                               f"WINDOW {term} ON <stream> [RANGE ... STEP ...]")
+    text, matches = rsep.take_matches(text, _masked(text), lambda term: _iri(term, prefixes),
+                                      {w.name for w in windows if w.named})
     sparql = text  # each WINDOW w { written GRAPH w {, from the last so that the offsets hold
     for used in reversed(list(_WINDOW_USE.finditer(_masked(text)))):
         sparql = f"{sparql[:used.start()]}GRAPH {used.group(1)} {{{sparql[used.end():]}"
     return Registration(output, operator, tuple(windows), tuple(graphs), tuple(named_graphs), profile, ontologies,
-                        sparql)
+                        sparql, matches, tuple(sorted(prefixes.items())))
 
 
 def _windows(text: str, prefixes: dict[str, str]) -> tuple[list[NamedWindow], str]:

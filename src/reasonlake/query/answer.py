@@ -43,14 +43,16 @@ class Answer:
 
 
 def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=None, bound=None,
-        named=None) -> Answer:
+        named=None, matches=None) -> Answer:
     """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
     ``frames`` (default: a Polars frame, answered in the driver); ``distinct``: the caller's
     triples hold each triple once already (else they are made a set here). A query with
     event operators (EP-SPARQL, ``events``) reads ``occurrences`` instead, a function giving
     the frame of timed occurrences (subject, predicate, object, ``START``, ``END``). ``bound``:
     the most a step of the query may hold (``query.bound``; default: the settings).
-    ``named``: the named graphs ``GRAPH`` reads, frames like ``triples`` by IRI (N-Triples)."""
+    ``named``: the named graphs ``GRAPH`` reads, frames like ``triples`` by IRI (N-Triples).
+    ``matches``: RSEP-QL MATCH solutions (Polars, terms in N-Triples) by the IRI of the GRAPH
+    node that stands for each (``declare.rsep``)."""
     text, timed = events.translate(text)
     query = parse.algebra(text)
     root = query.algebra
@@ -67,7 +69,8 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
     else:
         graph = frames.source(triples)
         named = None if named is None else {iri: frames.unique(frames.source(t)) for iri, t in named.items()}
-        solutions = Planner(graph if distinct else frames.unique(graph), frames, named=named).solutions(root)
+        solutions = Planner(graph if distinct else frames.unique(graph), frames, named=named,
+                            matches=matches).solutions(root)
     if root.name == "AskQuery":
         return Answer("ASK", boolean=frames.any_row(solutions.frame))
     # a SELECT of no variable still counts its solutions (``{ :a :p* :b }`` has one): the

@@ -35,10 +35,12 @@ _SHOWN = {"Graph": "GRAPH", "ServiceGraphPattern": "SERVICE", "DescribeQuery": "
 
 
 class Planner:
-    def __init__(self, triples, frames, timed: bool = False, named=None):
+    def __init__(self, triples, frames, timed: bool = False, named=None, matches=None):
         """``named``: the dataset's named graphs (SPARQL 13.2; RSP-QL's named windows), each a
-        frame of triples like ``triples`` (the default graph), by its IRI in N-Triples."""
+        frame of triples like ``triples`` (the default graph), by its IRI in N-Triples;
+        ``matches``: RSEP-QL MATCH solutions by the IRI of the GRAPH node standing for each."""
         self.frames = frames
+        self.matches = matches or {}
         self.timed = timed
         columns = ("subject", "predicate", "object", *(TIMES if timed else ()))
         self.triples = frames.select(triples, {c: c for c in columns})
@@ -202,12 +204,22 @@ class Planner:
         term = str(node.term)
         if term.startswith(EVENT) and not isinstance(node.term, Variable) and node.p.name == "Union":
             return self._event(node, term[len(EVENT):])
+        if not isinstance(node.term, Variable) and constant(node.term) in self.matches:
+            return self._matched(self.matches[constant(node.term)])
         if self.named is None:  # silently empty would hide the mistake
             raise SparqlError("GRAPH is not supported over a view: a view holds one default graph (named graphs are "
                               "a dataset's, given with them)")
         if isinstance(node.term, Variable):
             return self._in_each_graph(node.p, str(node.term))
         return self._in_graph(constant(node.term), node.p)
+
+    def _matched(self, found: pl.DataFrame) -> Solutions:
+        """A MATCH's solutions (RSEP-QL, Definition 6.9), each variable bound in every row."""
+        variables = list(found.columns)
+        frame = self.frames.constant({UNIT: [True] * found.height, **{v: found.get_column(v).to_list()
+                                                                       for v in variables}},
+                                     {UNIT: pl.Boolean, **{v: pl.String for v in variables}})
+        return Solutions.of(self.frames, frame, variables, variables)
 
     def _in_graph(self, iri: str, pattern, evaluate=None) -> Solutions:
         """``pattern``'s solutions over the named graph ``iri`` (none: a graph the dataset

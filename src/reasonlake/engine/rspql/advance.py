@@ -30,7 +30,9 @@ import polars as pl
 from reasonlake.declare.queries import StreamOperator
 from reasonlake.declare.rspql_file import RspqlDecl
 from reasonlake.engine import faults
-from reasonlake.engine.rspql import evaluation, registry
+from reasonlake.declare.rsep import events_of
+from reasonlake.engine.rspql import evaluation, matching, registry
+from reasonlake.engine.rspql.consumption import Consumption
 from reasonlake.engine.store import catalog, lease, query_tables, state
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UnknownViewError, ViewChangedError
@@ -68,6 +70,10 @@ def register(home: Home, decl: RspqlDecl, *, now: int) -> Registered:
         raise ViewChangedError(f"RSP-QL query {decl.name} would share its SQL name with view {clash}; give the query "
                                "another name (--name)", code="RL151")
     registry.check_network(queries, decl)
+    prefixes = dict(decl.registration.prefixes)
+    for m in decl.registration.matches:  # an event's pattern is refused now, not at its first evaluation
+        for event in events_of(m.pattern):
+            matching.triples(event, prefixes)
     planned, made = [], []
     for window, view in decl.window_views():
         shared = next((name for name, fp in views.items() if fp == view.fingerprint()), None)
@@ -138,17 +144,18 @@ def _evaluate_pending(home: Home, decl: RspqlDecl, until: int) -> list[Evaluated
     if not times:
         return []
     static = evaluation.static_graphs(decl)
+    consumed = Consumption(home, decl, after)
     # the answer at the latest time the query reported at (Definitions 5.10, 5.11: the
     # previous instant of the evaluation time set), empty before the first
     previous = Answer(decl.form, frame=evaluation.no_solutions(decl)) if reported is None else \
-        _answer(home, decl, reported, static)
+        _answer(home, decl, reported, static, consumed)
     before = evaluation.previous_shared_close(windows, times[0])
     operator = StreamOperator(decl.registration.operator)
     done, rows, batch = [], [], []
     for t in times:
         started = time.monotonic()
         if evaluation.reports(home, decl, t, before):
-            current = _answer(home, decl, t, static)
+            current = _answer(home, decl, t, static, consumed)
             # Definition 5.13: the operator streams solutions out; a CONSTRUCT's template is
             # instantiated with those (a triple two solutions make is streamed while one remains)
             out = streams.rows(operator, previous.frame, current.frame)
@@ -163,6 +170,7 @@ def _evaluate_pending(home: Home, decl: RspqlDecl, until: int) -> list[Evaluated
         batch.append(t)
         before = t
         if len(batch) == RECORD_EVERY or t == times[-1]:
+            consumed.write()
             _record(home, decl, batch, rows, reported)
             rows, batch = [], []
     return done
@@ -177,12 +185,12 @@ def _columns(decl: RspqlDecl) -> list[str]:
     return list(evaluation.COLUMNS) if decl.form == "CONSTRUCT" else decl.variables()
 
 
-def _answer(home: Home, decl: RspqlDecl, t: int, static: evaluation.StaticGraphs) -> Answer:
+def _answer(home: Home, decl: RspqlDecl, t: int, static: evaluation.StaticGraphs, consumed: Consumption) -> Answer:
     key = (home.root, "rspql", decl.name)
     kept = home.cache.query_answers.get(key)
     if kept is not None and kept[:2] == (t, decl.fingerprint()):
         return kept[2]
-    found = evaluation.answer_at(home, decl, t, static)
+    found = evaluation.answer_at(home, decl, t, static, consumed)
     home.cache.query_answers[key] = (t, decl.fingerprint(), found)
     return found
 

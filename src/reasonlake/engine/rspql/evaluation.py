@@ -18,12 +18,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from reasonlake.declare.rsep import events_of
 from reasonlake.declare.rspql_file import RspqlDecl
 from reasonlake.engine import query_read
+from reasonlake.engine.rspql import matching
+from reasonlake.engine.rspql.consumption import Consumption
 from reasonlake.engine.store import state
 from reasonlake.engine.store.home import Home
 from reasonlake.plan.windows import Window
 from reasonlake.query import Answer, run
+from reasonlake.query.solutions import START
 
 COLUMNS = ("subject", "predicate", "object")
 _SCHEMA = ", ".join(f"{c} STRING" for c in COLUMNS)
@@ -122,14 +126,18 @@ def window_triples(home: Home, view: str, t: int) -> query_read.ViewTriples | No
     return query_read.triples_at(home, view, record.version, t, record.events_seq)
 
 
-def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs) -> Answer:
-    """The query's answer over its dataset at ``t``."""
+def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs, consumed: Consumption | None = None
+              ) -> Answer:
+    """The query's answer over its dataset at ``t``; ``consumed``: what its MATCH clauses
+    used at earlier times (None: nothing)."""
     named: dict[str, object] = dict(static.named)
     in_default = [static.default]  # FROM GRAPH files and C-SPARQL's unnamed windows (FROM STREAM)
     unnamed = {w.name for w in decl.registration.windows if not w.named}
     frames = None
+    contents = {iri: window_triples(home, view, t) for iri, view in decl.views}
+    matches = _matches(home, decl, t, contents, consumed or Consumption(home, decl, None))
     for iri, view in decl.views:
-        triples = window_triples(home, view, t)
+        triples = contents[iri]
         content = empty_graph() if triples is None else triples.frame
         if iri in unnamed:
             in_default.append(content)
@@ -150,7 +158,45 @@ def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs) -> Answ
             default = default.unionByName(more)
     else:
         default = pl.concat(in_default)
-    return run(default, decl.registration.sparql, frames, named=named)
+    return run(default, decl.registration.sparql, frames, named=named, matches=matches)
+
+
+def _matches(home: Home, decl: RspqlDecl, t: int, contents: dict, consumed: Consumption) -> dict[str, pl.DataFrame]:
+    """Each MATCH's solutions at ``t`` by its placeholder IRI, over the items its windows
+    hold that its consumption policy leaves it (``matching``); what each used is noted."""
+    found = {}
+    views = dict(decl.views)
+    ids: dict[tuple[str, int], int] = {}
+    for k, m in enumerate(decl.registration.matches):
+        windows = {}
+        for iri in dict.fromkeys(e.window for e in events_of(m.pattern)):
+            view = home.view(views[iri])
+            items = window_items(contents[iri], ids, view.stream)
+            windows[iri] = matching.WindowItems(consumed.available(k, view.stream, view.window, items, t))
+        matched = matching.match(m, windows, dict(decl.registration.prefixes))
+        named_items = {v: key for key, v in ids.items()}
+        consumed.note(k, t, sorted(named_items[i] for i in matched.used))
+        found[m.placeholder] = matched.solutions
+    return found
+
+
+def window_items(triples: query_read.ViewTriples | None, ids: dict[tuple[str, int], int], stream: str
+                 ) -> pl.DataFrame:
+    """A window's items at the close (its occurrences, read on the driver or collected from
+    Spark), each statement with its time and its item's id in ``ids`` (by stream and time)."""
+    schema = {"subject": pl.String, "predicate": pl.String, "object": pl.String, "$ts": pl.Int64, "$item": pl.Int64}
+    if triples is None or triples.height == 0:
+        return pl.DataFrame(schema=schema)
+    found = triples.occurrences()
+    if not isinstance(found, pl.DataFrame):
+        found = pl.from_arrow(found.toArrow())
+    frame = found.select(*(pl.col(c).cast(pl.String) for c in COLUMNS), pl.col(START).cast(pl.Int64).alias("$ts"))
+    for ts in frame.get_column("$ts").unique().sort().to_list():
+        ids.setdefault((stream, ts), len(ids))
+    keys = pl.DataFrame({"$ts": [ts for (s, ts) in ids if s == stream], "$item": [i for (s, _), i in ids.items()
+                                                                                 if s == stream]},
+                        schema={"$ts": pl.Int64, "$item": pl.Int64})
+    return frame.join(keys, on="$ts", how="inner").unique()
 
 
 def no_solutions(decl: RspqlDecl) -> pl.DataFrame:

@@ -1,0 +1,196 @@
+"""RSEP-QL's MATCH in registered queries (chapter 6 of the thesis): event patterns over the
+items of a query's windows, with SEQ's selection policies and MATCH's consumption policies,
+answered at every evaluation time as the enumerating oracle (``tests/rspql/events.py``)
+answers them.
+
+The generated stream's items hold one to three statements each (so a basic event pattern of
+two triples matches within an item, not across two), over windows of 3 s and a drawn second
+window on the same stream, so that an item one MATCH used through one window is new input
+of the other later (Definition 6.11's delta). The stream is read under rdfs-plus with a TBox
+(the windows are views): a fact it derives is not an item (decision 0074).
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import deltalake
+import polars as pl
+import pytest
+from rdflib import URIRef
+
+from tests.conftest import write
+from tests.query.test_matches_rdflib import _seed
+from tests.rspql.events import Event, First, Last, Seq, continuous_match
+from tests.rspql.oracle import Window, WindowDecl
+
+EX = "http://example.org/"
+PREFIXES = {"": EX}
+FIRST_WINDOW = Window(3000, 1000, 0)
+SECOND = [Window(2000, 2000, 0), Window(2500, 1000, 500), Window(4000, 2000, 1000)]
+UNTIL = 10_000
+TBOX = f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n<{EX}likes> rdfs:domain <{EX}Fan> .\n"
+QUERIES = 9  # one per shape of ``_patterns``
+
+
+def _stream(rng: random.Random) -> list[tuple[str, str, str, int]]:
+    """Items at drawn times over eight seconds, each of one to three statements."""
+    shops, people = ["s1", "s2", "s3"], ["u1", "u2", "u3", "u4"]
+    statements = [lambda: (f"e{rng.randint(1, 9)}", "a", "A"), lambda: (f"e{rng.randint(1, 9)}", "a", "B"),
+                  lambda: (rng.choice(people), "likes", rng.choice(shops)),
+                  lambda: (rng.choice(people), "visits", rng.choice(shops))]
+    events = []
+    for ts in sorted(rng.sample(range(1, 8000), 28)):
+        item = {rng.choice(statements)() for _ in range(rng.randint(1, 3))}
+        if rng.random() < 0.3:  # an A at a shop, said in one item
+            e = f"e{rng.randint(1, 9)}"
+            item |= {(e, "a", "A"), (e, "at", rng.choice(shops))}
+        events += [(s, p, o, ts) for s, p, o in item]
+    return events
+
+
+def _term(name: str) -> str:
+    return "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>" if name == "a" else f"<{EX}{name}>"
+
+
+def _patterns(rng: random.Random) -> list:
+    """Event patterns (the oracle's), one of each shape, in a drawn order, with drawn policies:
+    together they reach every operator and policy."""
+    def event(window: str, pattern: str) -> Event:
+        return Event(f"{EX}{window}", pattern)
+
+    a, b = event("w1", "?a a :A"), event("w2", "?b a :B")
+    likes, visits = event("w1", "?x :likes ?shop"), event("w2", "?y :visits ?shop")
+    at = event("w1", "?e a :A . ?e :at ?shop")
+    visits1 = event("w1", "?z :visits ?shop")
+    def selection() -> str:
+        return rng.choice(["unrestricted", "chronological", "recent", "naive"])
+
+    shapes = [
+        lambda: Seq(a, b, selection()),
+        lambda: Seq(likes, visits, selection()),
+        lambda: Seq(at, visits, selection()),
+        lambda: First(a),
+        lambda: Last(at),
+        lambda: Seq(Seq(likes, visits1, selection()), visits, selection()),
+        lambda: Seq(likes, First(visits), selection()),
+        lambda: First(Seq(a, b, selection())),
+        lambda: Seq(a, Last(Seq(likes, visits, selection())), selection()),
+    ]
+    return [shape() for shape in rng.sample(shapes, len(shapes))]
+
+
+def _written(pattern) -> str:
+    """The pattern in the query syntax (``declare.rsep``)."""
+    if isinstance(pattern, Event):
+        return f"EVENT <{pattern.window}> {{ {pattern.pattern} }}"
+    if isinstance(pattern, (First, Last)):
+        return f"{type(pattern).__name__.upper()} ({_written(pattern.pattern)})"
+    return f"({_written(pattern.earlier)} SEQ {pattern.selection.upper()} {_written(pattern.later)})"
+
+
+def _text(name: str, pattern, consumption: str, second: Window) -> str:
+    return (f"PREFIX : <{EX}>\nENTAILMENT rdfs-plus ONTOLOGY <tbox.ttl>\nREGISTER RSTREAM :{name} AS SELECT *\n"
+            f"FROM NAMED WINDOW :w1 ON :s [RANGE {FIRST_WINDOW.width_ms}ms STEP {FIRST_WINDOW.slide_ms}ms]\n"
+            f"FROM NAMED WINDOW :w2 ON :s [RANGE {second.width_ms}ms STEP {second.slide_ms}ms FROM {second.t0_ms}]\n"
+            f"WHERE {{ MATCH {consumption.upper()} {{ {_written(pattern)} }} }}\n")
+
+
+def _ours(home: Path, name: str) -> set:
+    path = home / f"rspql_{name}"
+    if not deltalake.DeltaTable.is_deltatable(str(path)):
+        return set()
+    table = pl.from_arrow(deltalake.DeltaTable(str(path)).to_pyarrow_table())
+    return {(frozenset((k, v) for k, v in row.items() if k != "close"), row["close"])
+            for row in table.iter_rows(named=True)}
+
+
+def _times(second: Window, begin: int) -> list[int]:
+    return [t for t in range(begin, UNTIL + 1, 500) if FIRST_WINDOW.closes_at(t) and second.closes_at(t)]
+
+
+def test_generated_event_patterns_answer_as_the_oracle_at_every_evaluation_time(cli, tmp_path, monkeypatch):
+    rng = random.Random(_seed() + 75)
+    second = rng.choice(SECOND)
+    events = _stream(rng)
+    write(tmp_path / "q" / "tbox.ttl", TBOX)
+    drawn = [(f"e{k}", pattern, rng.choice(["unrestricted", "chronological", "recent"]))
+             for k, pattern in enumerate(_patterns(rng))]
+    drawn.append(("e_spark", *drawn[0][1:]))
+    for name, pattern, consumption in drawn:
+        cli("register", str(write(tmp_path / "q" / f"{name}.rspql", _text(name, pattern, consumption, second))))
+    cli("ingest", "s", str(write(tmp_path / "s.jsonl", "".join(
+        json.dumps({"s": _term(s), "p": _term(p), "o": _term(o), "ts": ts}) + "\n" for s, p, o, ts in events))))
+    for name, *_ in drawn:
+        if name == "e_spark":
+            monkeypatch.setenv("REASONLAKE_DRIVER_READ_MB", "0")  # the windows' items are read by Spark
+        cli("slide", name, "--until", str(UNTIL))
+        monkeypatch.delenv("REASONLAKE_DRIVER_READ_MB", raising=False)
+    stream = [((URIRef(_term(s).strip("<>")), URIRef(_term(p).strip("<>")), URIRef(_term(o).strip("<>"))), ts)
+              for s, p, o, ts in events]
+    windows = {f"{EX}w1": WindowDecl(f"{EX}w1", "s", FIRST_WINDOW), f"{EX}w2": WindowDecl(f"{EX}w2", "s", second)}
+    begin = min(FIRST_WINDOW.t0_ms + FIRST_WINDOW.width_ms, second.t0_ms + second.width_ms)
+    begin = next(t for t in range(begin, UNTIL, 500) if any(
+        w.window.content(stream, t) for w in windows.values() if w.window.closes_at(t)))
+    answered = 0
+    for name, pattern, consumption in drawn:
+        results = continuous_match(pattern, windows, {"s": stream}, _times(second, begin), consumption, PREFIXES)
+        expected = {(frozenset((k, v.n3()) for k, v in mapping.mu), t) for t, mappings in results for mapping in mappings}
+        found = _ours(cli.home, name)
+        assert found == expected, (f"{name} MATCH {consumption} {_written(pattern)} (REASONLAKE_PROPERTY_SEED="
+                                   f"{_seed()}), second window {second}:\nmissing: {sorted(expected - found, key=str)[:6]}"
+                                   f"\nextra: {sorted(found - expected, key=str)[:6]}")
+        answered += bool(expected)
+    assert answered >= QUERIES // 2, "too few queries matched anything"
+
+
+@pytest.mark.parametrize("consumption, expected", [
+    # P^u: the whole window each time: the first B with an A before it, with its first A
+    ("UNRESTRICTED", {("a1", "b3", 4000), ("a2", "b3", 6000)}),
+    # P^c: a1 and b3 match at 4; at 6 the input is a2 (left over) and b6 (new); at 8 nothing is left
+    ("CHRONOLOGICAL", {("a1", "b3", 4000), ("a2", "b6", 6000)}),
+])
+def test_a_consumed_item_is_not_matched_again(cli, tmp_path, consumption, expected):
+    """Section 6.5 over the windows' closes: items at 1, 2, 3 and 6 s in a 5 s window sliding
+    by 2 s, ``A SEQ CHRONOLOGICAL B``."""
+    items = [(1000, "a1", "A"), (2000, "a2", "A"), (3000, "b3", "B"), (5500, "b6", "B")]
+    text = (f"PREFIX : <{EX}>\nREGISTER RSTREAM :out AS SELECT ?a ?b\n"
+            "FROM NAMED WINDOW :w ON :s [RANGE 5s STEP 2s FROM -1000]\n"
+            f"WHERE {{ MATCH {consumption} {{ EVENT :w {{ ?a a :A }} SEQ CHRONOLOGICAL EVENT :w {{ ?b a :B }} }} }}")
+    cli("register", str(write(tmp_path / "out.rspql", text)))
+    cli("ingest", "s", str(write(tmp_path / "s.jsonl", "".join(
+        json.dumps({"s": f"<{EX}{s}>", "p": _term("a"), "o": f"<{EX}{o}>", "ts": ts}) + "\n" for ts, s, o in items))))
+    cli("slide", "out", "--until", "5000")  # in two runs: the second reads back what the first used
+    cli("slide", "out", "--until", "8000")
+    found = {(dict(mu)["a"].strip("<>").removeprefix(EX), dict(mu)["b"].strip("<>").removeprefix(EX), t)
+             for mu, t in _ours(cli.home, "out")}
+    assert found == expected
+
+
+def test_example_17_registered_matches_the_thesis(cli, tmp_path):
+    """Example 17: MATCH (E2 SEQ E1) over the windows w3 and w4 of Examples 15 and 16, joined
+    with the followers graph on ?following, at 22: "{(mu_d u mu_b), (mu_e u mu_b)}". The
+    windows are (alpha = 30, beta = 1) started at -8 so that one closes at 22 and holds
+    (-8, 22], all the items up to 22, as the thesis's window at 22 does."""
+    from tests.rspql import test_oracle as thesis
+    from tests.rspql.events import join, match
+    from tests.rspql.test_registered_rspql import jsonl
+
+    text = ("PREFIX : <http://example.org/sirius#>\nREGISTER RSTREAM :out AS SELECT *\n"
+            "FROM NAMED WINDOW :w3 ON :nearby [RANGE 30ms STEP 1ms FROM -8]\n"
+            "FROM NAMED WINDOW :w4 ON :social [RANGE 30ms STEP 1ms FROM -8]\n"
+            "FROM NAMED GRAPH :gf\n"
+            "WHERE { GRAPH :gf { :carl :follows ?following }\n"
+            "        MATCH EVENT :w4 { ?post :author ?following . ?post :mentions ?c . ?c :in ?shop }\n"
+            "              SEQ EVENT :w3 { :carl :isNearby ?shop } }\n")
+    followers = write(tmp_path / "followers.ttl", "@prefix : <http://example.org/sirius#> .\n"
+                      + thesis.listings.LISTING_6_1_G_FOLLOWERS)
+    cli("register", str(write(tmp_path / "out.rspql", text)), "--graph", f"{thesis.EX}gf={followers}")
+    cli("ingest", "nearby", str(write(tmp_path / "nearby.jsonl", jsonl(thesis.S_NEARBY))))
+    cli("ingest", "social", str(write(tmp_path / "social.jsonl", jsonl(thesis.S_SOCIAL))))
+    cli("slide", "out", "--until", "22")
+    followed = {frozenset({("following", thesis.EX.diana)}), frozenset({("following", thesis.EX.eve)})}
+    expected = join(followed, match(Seq(thesis.E2, thesis.E1), thesis.EVENT_SCOPE_AT_22))
+    assert expected == {thesis.MU_D | thesis.MU_B, thesis.MU_E | thesis.MU_B}
+    assert _ours(cli.home, "out") == {(frozenset((k, v.n3()) for k, v in mu), 22) for mu in expected}
