@@ -49,6 +49,7 @@ def check(master: str, work: Path) -> list[str]:
                                         f"{ {k: (have[k], want[k]) for k in have.keys() & want.keys() if have[k] != want[k]} }")
                 print(f"{backend} close {close} checked", flush=True)
     problems += check_ingest(lake.spark, work)
+    problems += check_event_patterns(lake.spark, work)
     executors = lake.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
     if master.startswith("local-cluster") and executors < 1:
         problems.append(f"no executor JVM registered under {master}")
@@ -89,6 +90,31 @@ def check_ingest(spark, work: Path) -> list[str]:
     if list(ran.export("v")) != list(reference.export("v")) or not report.closes.get("v"):
         problems.append(f"runner: the view differs from ingest + slide ({report})")
     print(f"ingest and runner checked: {len(problems)} problems", flush=True)
+    return problems
+
+
+def check_event_patterns(spark, work: Path) -> list[str]:
+    """An RSEP-QL query consuming what it matched, its window read by Spark (the executors'
+    JVMs) and evaluated in two runs: the answers the hand-worked case gives."""
+    from reasonlake.api import Lakehouse
+    from tests.rspql import test_event_patterns as rsep
+
+    problems = []
+    os.environ["REASONLAKE_DRIVER_READ_MB"] = "0"
+    try:
+        lake = Lakehouse(str(work / "rsep" / "lake"), spark=spark)
+        lake.init()
+        query, stream = rsep.consuming(work / "rsep", "CHRONOLOGICAL")
+        lake.register(query)
+        lake.ingest("s", [str(stream)])
+        lake.advance("out", until=5000)
+        lake.advance("out", until=8000)
+        found = rsep.consumed_pairs(work / "rsep" / "lake")
+        if found != rsep.CONSUMED["CHRONOLOGICAL"]:
+            problems.append(f"event patterns: {sorted(found)}, not {sorted(rsep.CONSUMED['CHRONOLOGICAL'])}")
+    finally:
+        del os.environ["REASONLAKE_DRIVER_READ_MB"]
+    print(f"event patterns checked: {len(problems)} problems", flush=True)
     return problems
 
 

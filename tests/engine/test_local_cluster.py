@@ -1,7 +1,8 @@
 """Executors in JVMs of their own (``local-cluster``): ``init`` works (no class of the
 driver's class path is asked of them), both backends give owlrl's closure, origins
-included, at every close of generated owl2rl streams, and ingest by URI and the runner give
-the tables the driver's reading and `ingest` + `slide` give. A process holds one Spark session,
+included, at every close of generated owl2rl streams, ingest by URI and the runner give
+the tables the driver's reading and `ingest` + `slide` give, and an RSEP-QL query over a
+window Spark reads consumes what it matched. A process holds one Spark session,
 so the cluster run is a child process."""
 from __future__ import annotations
 
@@ -29,3 +30,4 @@ def test_local_cluster_views_equal_owlrl_on_both_backends(tmp_path):
     for backend in ("driver", "spark"):
         assert out.count(f"{backend} close") >= 8, out[-2000:]
     assert "ingest and runner checked: 0 problems" in out, out[-2000:]
+    assert "event patterns checked: 0 problems" in out, out[-2000:]

@@ -1,6 +1,6 @@
 """A home on object storage, end to end: every command of the CLI on ``--home s3a://bucket/lake``
 against a real S3-API server (moto's, on this machine), with an input by s3a:// URI, a crash
-and its re-run, the runner, a vacuum and time travel; each answer the same multiset a local
+and its re-run, the runner, an RSEP-QL query, a vacuum and time travel; each answer the same multiset a local
 home gives for the same steps (decision 0038).
 
 The s3a home's commands run in processes of their own: the test session's Spark has no
@@ -137,10 +137,23 @@ def test_an_s3a_home_answers_as_a_local_home(s3, spark, tmp_path, capsys, monkey
     on_s3, here = both("export", "v")
     assert _lines(on_s3) == _lines(here)
 
+    # an RSEP-QL query consuming what it matched, evaluated in two runs (processes, on S3):
+    # its answers and what it consumed are tables of the home
+    from tests.rspql import test_event_patterns as rsep
+
+    query, stream = rsep.consuming(work / "rsep", "CHRONOLOGICAL", stream="offers")
+    both("register", str(query))
+    both("ingest", "offers", str(stream))
+    both("slide", "out", "--until", "5000")
+    both("slide", "out", "--until", "8000")
+    on_s3, here = both("sql", "SELECT * FROM out", "--format", "csv")
+    assert _csv(on_s3) == _csv(here) and len(_csv(here)) == 1 + len(rsep.CONSUMED["CHRONOLOGICAL"]), (on_s3, here)
+
     # what the home holds on S3: its tables, the writer claim, the runner's checkpoint
     listed = s3.list_objects_v2(Bucket=BUCKET, Prefix="lake/", Delimiter="/")
     folders = {p["Prefix"].split("/")[1] for p in listed.get("CommonPrefixes", [])}
-    assert {"events", "mat_v", "view_state", "leases", "_writer", "_runs", "readable_v"} <= folders, folders
+    assert {"events", "mat_v", "view_state", "leases", "_writer", "_runs", "readable_v", "rspql_out",
+            "rspql_consumed"} <= folders, folders
 
     # the view's readable copy, written through Spark on S3, read by delta-rs with the standard
     # AWS settings: what the local home's copy and `sql` show
