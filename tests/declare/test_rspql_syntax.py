@@ -129,16 +129,17 @@ def test_a_bad_duration_names_the_window():
 def test_match_reads_event_patterns_with_their_policies():
     """RSEP-QL (``declare.rsep``): SEQ is read left to right, FIRST and LAST bind to the pattern
     after them, a policy word follows SEQ and MATCH; the MATCH leaves a GRAPH node binding its
-    variables, and "match" inside a name, a string or a variable is no keyword."""
+    variables, and "match" inside a name, a string, an IRI or a variable is no keyword (nor
+    is a MATCH after a less-than sign taken for one inside an IRI)."""
     from reasonlake.declare.rsep import Event, First, Seq
 
     read = parse(PROLOGUE + 'REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] '
-                            'WHERE { ?match :p "match" . MATCH RECENT { EVENT :w { ?a :p ?b } SEQ RECENT '
+                            'WHERE { ?match :p "match" . FILTER(?match < 3) <urn:match> :p :match . MATCH RECENT { EVENT :w { ?a :p ?b } SEQ RECENT '
                             'FIRST EVENT :w { ?b :q ?c } SEQ EVENT :w { ?c :r :match } } }')
     (m,) = read.matches
     w = f"<{thesis.EX}w>"
     assert m.consumption == "recent" and m.variables == ("a", "b", "c")
     assert m.pattern == Seq(Seq(Event(w, "?a :p ?b"), First(Event(w, "?b :q ?c")), "recent"),
                             Event(w, "?c :r :match"), "unrestricted")
-    assert "MATCH" not in read.sparql and '?match :p "match"' in read.sparql
+    assert "MATCH" not in read.sparql and '?match :p "match"' in read.sparql and "<urn:match>" in read.sparql
     assert "GRAPH <urn:reasonlake:match:0> { ?a <urn:reasonlake:match:binds> ?a" in read.sparql

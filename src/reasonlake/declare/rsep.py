@@ -81,6 +81,7 @@ def events_of(pattern: EventPattern) -> list[Event]:
 
 _VARIABLE = re.compile(r"[?$]([A-Za-z0-9_]+)")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_IRI = re.compile(r"<[^<>\s]*>")
 _IRI_TERM = re.compile(r"<[^<>\s]*>|[A-Za-z_][\w.-]*:[\w.-]*|:[\w.-]*")
 
 
@@ -115,13 +116,11 @@ def _blanked(pattern: str) -> str:
 
 
 def _keyword(masked: str, word: str, at: int) -> int | None:
-    """Where the keyword ``word`` next stands as a word of its own (not in a name)."""
-    for found in re.finditer(rf"(?i)(?<![\w?$:.-]){word}(?![\w:-])", masked[at:]):
-        before = masked[:at + found.start()]
-        if before.count("<") > before.count(">"):  # inside an IRI
-            continue
-        return at + found.start()
-    return None
+    """Where the keyword ``word`` next stands as a word of its own (not in a name or an IRI;
+    a ``<`` between terms, which has a space after it, starts no IRI)."""
+    plain = _IRI.sub(lambda iri: " " * len(iri.group()), masked)
+    found = re.compile(rf"(?i)(?<![\w?$:.-]){word}(?![\w:-])").search(plain, at)
+    return None if found is None else found.start()
 
 
 class _Reader:
@@ -198,7 +197,7 @@ class _Reader:
             raise self.error(f"{{ after EVENT {iri.group()}")
         opened, depth = self.at, 1
         while depth and self.at < len(self.masked):
-            iri_here = re.compile(r"<[^<>\s]*>").match(self.masked, self.at)
+            iri_here = _IRI.match(self.masked, self.at)
             if iri_here:
                 self.at = iri_here.end()
                 continue
