@@ -9,7 +9,12 @@ The patterns:
     likes SEQ visits       EVENT :w { ?x :likes ?shop } SEQ <policy> EVENT :w { ?y :visits ?shop }
     first like             FIRST EVENT :w { ?x :likes ?shop }
 
-under the unrestricted, chronological and recent selection policies. The evaluator gets the
+under the unrestricted, chronological and recent selection policies; and the *derived
+events* of a window under an ontology (``engine/rspql/derived_events.py``: each fact at the
+time of each of its derivations' newest premise), beside the test oracle's so-far closure
+(``tests/rspql/so_far.py``), over items that say who likes a shop and who follows whom in
+groups of ten (``:likes rdfs:domain :Fan``, ``:Fan rdfs:subClassOf :Person``, ``:follows``
+transitive). The evaluator gets the
 window's items as the engine hands them (a Polars frame); reading the window from its view is
 bench/rspql.py's part. The enumerator is run at a size where its time at the size before,
 scaled by the square of the growth (it pairs every item with every item), stays under
@@ -60,13 +65,18 @@ def patterns() -> dict[str, tuple[rsep.EventPattern, object]]:
     return found
 
 
+def item_frame(stream: list) -> pl.DataFrame:
+    """The items as the engine hands them to the evaluator: one row a statement, its time and item."""
+    return pl.DataFrame({"subject": [f"<{EX}{s}>" for s, _, _, _ in stream],
+                         "predicate": [f"<{EX}{p}>" for _, p, _, _ in stream],
+                         "object": [f"<{EX}{o}>" for _, _, o, _ in stream],
+                         "$ts": [ts for *_, ts in stream], "$item": list(range(len(stream)))},
+                        schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
+                                "$ts": pl.Int64, "$item": pl.Int64})
+
+
 def ours(pattern: rsep.EventPattern, stream: list) -> tuple[float, set]:
-    frame = pl.DataFrame({"subject": [f"<{EX}{s}>" for s, _, _, _ in stream],
-                          "predicate": [f"<{EX}{p}>" for _, p, _, _ in stream],
-                          "object": [f"<{EX}{o}>" for _, _, o, _ in stream],
-                          "$ts": [ts for *_, ts in stream], "$item": list(range(len(stream)))},
-                         schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
-                                 "$ts": pl.Int64, "$item": pl.Int64})
+    frame = item_frame(stream)
     variables = tuple(dict.fromkeys(v for e in rsep.events_of(pattern) for v in ("x", "y", "shop")
                                     if f"?{v} " in f"{e.pattern} "))
     match = rsep.Match(pattern, "unrestricted", "<urn:m>", variables)
@@ -87,6 +97,73 @@ def enumerated(pattern, stream: list) -> tuple[float, set]:
     found = events.match(pattern, scope)
     seconds = time.perf_counter() - started
     return seconds, {tuple(sorted((k, v.n3()) for k, v in mu)) for mu in found}
+
+
+TBOX = (f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> . @prefix owl: <http://www.w3.org/2002/07/owl#> . "
+        f"@prefix : <{EX}> . :likes rdfs:domain :Fan . :Fan rdfs:subClassOf :Person . "
+        ":follows a owl:TransitiveProperty .")
+
+
+def social_items(n: int, seed: int = 7) -> list[tuple[str, str, str, int]]:
+    """n items, one statement each: a like, or a follow within a group of ten people."""
+    rng = random.Random(seed)
+    found = []
+    for ts in range(1, n + 1):
+        one = rng.randrange(200)
+        if rng.random() < 0.5:
+            found.append((f"u{one}", "likes", f"s{rng.randrange(50)}", ts))
+        else:
+            found.append((f"u{one}", "follows", f"u{one // 10 * 10 + rng.randrange(10)}", ts))
+    return found
+
+
+def ours_derived(stream: list) -> tuple[float, set]:
+    from rdflib import Graph
+
+    from reasonlake.compile.program import compile_program
+    from reasonlake.engine.reason.program_tables import encode_program
+    from reasonlake.engine.rspql import derived_events
+
+    tbox = frozenset(tuple(t.n3() for t in triple) for triple in Graph().parse(data=TBOX, format="turtle"))
+    program = compile_program(tbox, "rdfs-plus")
+    tables, terms = encode_program(None, program), program.terms()
+    frame = item_frame(stream)
+    started = time.perf_counter()
+    found = derived_events.with_derived(frame, tables, terms)
+    seconds = time.perf_counter() - started
+    return seconds, set(found.select("subject", "predicate", "object", "$ts").iter_rows())
+
+
+def so_far_derived(stream: list) -> tuple[float, set]:
+    from rdflib import Graph
+
+    from tests.rspql.events import items_of
+    from tests.rspql.so_far import Tbox, so_far_closures
+
+    tbox = Tbox(Graph().parse(data=TBOX, format="turtle"))
+    items = items_of("s", [((URIRef(EX + s), URIRef(EX + p), URIRef(EX + o)), ts) for s, p, o, ts in stream])
+    started = time.perf_counter()
+    closures = so_far_closures(items, tbox)
+    seconds = time.perf_counter() - started
+    return seconds, {(*(t.n3() for t in triple), item.timestamp) for item, graph in zip(items, closures)
+                     for triple in graph}
+
+
+def derived_rows(sizes: list[int], peer_limit: float) -> None:
+    print(f"\n{'derived events':<32} {'items':>8} {'events':>8} {'reasonlake s':>13} {'so-far oracle s':>15} {'x':>7}  same")
+    estimate = 0.0
+    for k, n in enumerate(sizes):
+        stream = social_items(n)
+        seconds, found = ours_derived(stream)
+        row = f"{'likes, follows (rdfs-plus)':<32} {n:>8} {len(found):>8} {seconds:>13.3f}"
+        if estimate < peer_limit:
+            peer_time, expected = so_far_derived(stream)
+            row += f" {peer_time:>15.2f} {peer_time / seconds:>7.1f}  {'yes' if found == expected else 'NO'}"
+            if k + 1 < len(sizes):  # its transitive step pairs every new fact with every one: about n^5 here
+                estimate = peer_time * (sizes[k + 1] / n) ** 5
+        else:
+            row += f" {'(skipped)':>15} {'':>7}  -"
+        print(row, flush=True)
 
 
 def main() -> None:
@@ -111,6 +188,7 @@ def main() -> None:
             else:
                 row += f" {'(skipped)':>13} {'':>7}  -"
             print(row, flush=True)
+    derived_rows(sizes, args.peer_limit)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ recent) and the consumption policies over a sequence of evaluation times.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Union
@@ -115,6 +115,9 @@ class EventScope:
     time: int
     prefixes: dict[str, str]
     inputs: dict[str, frozenset[Item]] | None = None
+    # under an entailment regime (Sec. 7.4): a window's items to their graphs, each closed
+    # with the items before it (``so_far``); None: each item's own statements
+    entailment: Callable[[Sequence[Item]], list[frozenset[Triple]]] | None = None
 
     def window_items(self, window: str) -> list[Item]:
         """The items of W_i(S_j, t) (before any contextual window)."""
@@ -146,10 +149,12 @@ def _basic(pattern: Event, contextual: FixedWindow, scope: EventScope, bindings:
     is matched on each item separately, not on their merge. Substituting `bindings` into P is the
     same as keeping the solutions compatible with them."""
     mappings = set()
-    for item in scope.window_items(pattern.window):
+    items = scope.window_items(pattern.window)
+    graphs = [item.statements for item in items] if scope.entailment is None else scope.entailment(items)
+    for item, graph in zip(items, graphs):
         if not contextual.contains(item.timestamp):
             continue
-        for mu in bgp_solutions(pattern.pattern, tuple(sorted(scope.prefixes.items())), item.statements):
+        for mu in bgp_solutions(pattern.pattern, tuple(sorted(scope.prefixes.items())), graph):
             if compatible(mu, bindings):
                 mappings.add(EventMapping(mu, item.timestamp, item.timestamp, frozenset({item})))
     return mappings
@@ -248,7 +253,7 @@ def windows_in(pattern: EventPattern) -> set[str]:
 
 
 def continuous_match(pattern: EventPattern, windows: dict[str, WindowDecl], streams: dict[str, Stream],
-                     times: Sequence[int], consumption: str, prefixes: dict[str, str]
+                     times: Sequence[int], consumption: str, prefixes: dict[str, str], entailment=None
                      ) -> list[tuple[int, set[EventMapping]]]:
     """The event mappings of `pattern` at each evaluation time under a consumption policy (Sec. 6.5).
 
@@ -269,7 +274,7 @@ def continuous_match(pattern: EventPattern, windows: dict[str, WindowDecl], stre
         inputs = None if consumption == "unrestricted" else {
             name: _valid_input(content[name], previous_content[name], previous_input[name], used) for name in names
         }
-        mappings = evaluate(pattern, IDENTITY_WINDOW, EventScope(windows, streams, t, prefixes, inputs))
+        mappings = evaluate(pattern, IDENTITY_WINDOW, EventScope(windows, streams, t, prefixes, inputs, entailment))
         results.append((t, mappings))
         used = frozenset().union(*(mapping.items for mapping in mappings))
         previous_content, previous_input = content, inputs or content

@@ -7,7 +7,9 @@ The generated stream's items hold one to three statements each (so a basic event
 two triples matches within an item, not across two), over windows of 3 s and a drawn second
 window on the same stream, so that an item one MATCH used through one window is new input
 of the other later (Definition 6.11's delta). The stream is read under rdfs-plus with a TBox
-(the windows are views): a fact it derives is not an item (decision 0074).
+(the windows are views): a basic event pattern matches each item's so-far closure, the facts
+derived at the time of their newest premise (``tests/rspql/so_far.py``, decision 0074), and
+a transitive property makes derivations of several items.
 """
 from __future__ import annotations
 
@@ -18,20 +20,24 @@ from pathlib import Path
 import deltalake
 import polars as pl
 import pytest
-from rdflib import URIRef
+from rdflib import Graph, URIRef
 
 from tests.conftest import write
 from tests.query.test_matches_rdflib import _seed
 from tests.rspql.events import Event, First, Last, Seq, continuous_match
 from tests.rspql.oracle import Window, WindowDecl
+from tests.rspql.so_far import Tbox, closure_agrees_with_owlrl
+from tests.rspql.so_far import entailment as so_far_entailment
 
 EX = "http://example.org/"
 PREFIXES = {"": EX}
 FIRST_WINDOW = Window(3000, 1000, 0)
 SECOND = [Window(2000, 2000, 0), Window(2500, 1000, 500), Window(4000, 2000, 1000)]
 UNTIL = 10_000
-TBOX = f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n<{EX}likes> rdfs:domain <{EX}Fan> .\n"
-QUERIES = 9  # one per shape of ``_patterns``
+TBOX = (f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
+        f"@prefix : <{EX}> .\n:likes rdfs:domain :Fan . :Fan rdfs:subClassOf :Person . :visits rdfs:range :Shop .\n"
+        ":follows a owl:TransitiveProperty ; owl:inverseOf :followedBy .\n")
+QUERIES = 12  # one per shape of ``_patterns``
 
 
 def _stream(rng: random.Random) -> list[tuple[str, str, str, int]]:
@@ -39,7 +45,8 @@ def _stream(rng: random.Random) -> list[tuple[str, str, str, int]]:
     shops, people = ["s1", "s2", "s3"], ["u1", "u2", "u3", "u4"]
     statements = [lambda: (f"e{rng.randint(1, 9)}", "a", "A"), lambda: (f"e{rng.randint(1, 9)}", "a", "B"),
                   lambda: (rng.choice(people), "likes", rng.choice(shops)),
-                  lambda: (rng.choice(people), "visits", rng.choice(shops))]
+                  lambda: (rng.choice(people), "visits", rng.choice(shops)),
+                  lambda: _follows(*rng.sample(people, 2))]
     events = []
     for ts in sorted(rng.sample(range(1, 8000), 28)):
         item = {rng.choice(statements)() for _ in range(rng.randint(1, 3))}
@@ -48,6 +55,10 @@ def _stream(rng: random.Random) -> list[tuple[str, str, str, int]]:
             item |= {(e, "a", "A"), (e, "at", rng.choice(shops))}
         events += [(s, p, o, ts) for s, p, o in item]
     return events
+
+
+def _follows(one: str, other: str) -> tuple[str, str, str]:
+    return one, "follows", other
 
 
 def _term(name: str) -> str:
@@ -77,6 +88,10 @@ def _patterns(rng: random.Random) -> list:
         lambda: Seq(likes, First(visits), selection()),
         lambda: First(Seq(a, b, selection())),
         lambda: Seq(a, Last(Seq(likes, visits, selection())), selection()),
+        # derived occurrences: at the item of the newest premise (decision 0074, "Derived events")
+        lambda: Seq(event("w1", "?x a :Person"), visits, selection()),
+        lambda: Seq(event("w1", "?u :follows ?v"), event("w2", "?v :followedBy ?w"), selection()),
+        lambda: Last(event("w2", "?u :followedBy ?v . ?v a :Fan")),
     ]
     return [shape() for shape in rng.sample(shapes, len(shapes))]
 
@@ -133,9 +148,15 @@ def test_generated_event_patterns_answer_as_the_oracle_at_every_evaluation_time(
     begin = min(FIRST_WINDOW.t0_ms + FIRST_WINDOW.width_ms, second.t0_ms + second.width_ms)
     begin = next(t for t in range(begin, UNTIL, 500) if any(
         w.window.content(stream, t) for w in windows.values() if w.window.closes_at(t)))
+    tbox = Tbox(Graph().parse(data=TBOX, format="turtle"))
+    vocabulary = {URIRef(EX + n) for n in ("A", "B", "Fan", "Person", "Shop", "likes", "visits", "at", "follows",
+                                           "followedBy")}
+    assert closure_agrees_with_owlrl({triple for triple, _ in stream}, tbox, vocabulary) == (set(), set())
+    entailment = so_far_entailment(tbox)
     answered = 0
     for name, pattern, consumption in drawn:
-        results = continuous_match(pattern, windows, {"s": stream}, _times(second, begin), consumption, PREFIXES)
+        results = continuous_match(pattern, windows, {"s": stream}, _times(second, begin), consumption, PREFIXES,
+                                   entailment)
         expected = {(frozenset((k, v.n3()) for k, v in mapping.mu), t) for t, mappings in results for mapping in mappings}
         found = _ours(cli.home, name)
         assert found == expected, (f"{name} MATCH {consumption} {_written(pattern)} (REASONLAKE_PROPERTY_SEED="

@@ -29,6 +29,7 @@ class Compiled:
     decl: ViewDecl
     tables: ProgramTables
     repair: rep.RepairTables | None = None  # newest-wins: the conflict patterns
+    terms: frozenset[str] = frozenset()  # the rules' constants and background terms (what a derived fact may hold)
 
 
 def compile_view(home: Home, decl: ViewDecl) -> Compiled:
@@ -55,8 +56,9 @@ def _compile(home: Home, decl: ViewDecl) -> Compiled:
         repair = None
         if decl.repair == "newest-wins":
             repair = rep.encode(home.spark, for_view(decl, program))
+        terms = program.terms() | {t for _, triple in program.background for t in triple}
         return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
-                        repair=repair)
+                        repair=repair, terms=frozenset(terms | {t for triple in background for t in triple}))
 
 
 def seed(compiled: Compiled, items, first: bool):

@@ -21,7 +21,8 @@ import polars as pl
 from reasonlake.declare.rsep import events_of
 from reasonlake.declare.rspql_file import RspqlDecl
 from reasonlake.engine import query_read
-from reasonlake.engine.rspql import matching
+from reasonlake.engine.compiled import compile_view
+from reasonlake.engine.rspql import derived_events, matching
 from reasonlake.engine.rspql.consumption import Consumption
 from reasonlake.engine.store import state
 from reasonlake.engine.store.home import Home
@@ -168,18 +169,35 @@ def _matches(home: Home, decl: RspqlDecl, t: int, contents: dict, consumed: Cons
     views = dict(decl.views)
     ids: dict[tuple[str, int], int] = {}
     read: dict[str, pl.DataFrame] = {}  # each window's items read once (a Spark window: one collect)
+    occurring: dict[tuple, pl.DataFrame] = {}  # and closed once per set of items left available
+    prefixes = dict(decl.registration.prefixes)
     for k, m in enumerate(decl.registration.matches):
         windows = {}
         for iri in dict.fromkeys(e.window for e in events_of(m.pattern)):
             view = home.view(views[iri])
             if iri not in read:
                 read[iri] = window_items(contents[iri], ids, view.stream)
-            windows[iri] = matching.WindowItems(consumed.available(k, view.stream, view.window, read[iri], t))
-        matched = matching.match(m, windows, dict(decl.registration.prefixes))
+            available = consumed.available(k, view.stream, view.window, read[iri], t)
+            windows[iri] = matching.WindowItems(_occurring(home, view, m, iri, available, prefixes, occurring))
+        matched = matching.match(m, windows, prefixes)
         named_items = {v: key for key, v in ids.items()}
         consumed.note(k, t, sorted(named_items[i] for i in matched.used))
         found[m.placeholder] = matched.solutions
     return found
+
+
+def _occurring(home: Home, view, m, iri: str, available: pl.DataFrame, prefixes: dict, cache: dict) -> pl.DataFrame:
+    """The events MATCH ``m`` reads in window ``iri``: the available items, with the facts
+    they derive when one of its patterns there can match a derived fact (decision 0074,
+    "Derived events"); closed once per window and set of items."""
+    compiled = compile_view(home, view)
+    read_by = [triple for e in events_of(m.pattern) if e.window == iri for triple in matching.triples(e, prefixes)]
+    if not derived_events.can_match(compiled.tables, read_by):
+        return available
+    key = (iri, tuple(available.get_column("$item").unique().sort()))
+    if key not in cache:
+        cache[key] = derived_events.with_derived(available, compiled.tables, compiled.terms)
+    return cache[key]
 
 
 def window_items(triples: query_read.ViewTriples | None, ids: dict[tuple[str, int], int], stream: str
