@@ -112,7 +112,7 @@ class Mutant:
 MUTANTS: tuple[Mutant, ...] = (
     # --- windows -------------------------------------------------------------------------
     Mutant("window-opens-late", "windows", "src/reasonlake/plan/windows.py",
-           "        return close - self.width\n", "        return close - self.width + 1\n",
+           " else close - self.width\n", " else close - self.width + 1\n",
            "the window opens one millisecond late: an item 1 ms after the opening is left out, "
            "with what it derives",
            (f"{IMARS}::test_window_edges_to_the_millisecond",)),
@@ -460,6 +460,11 @@ MUTANTS: tuple[Mutant, ...] = (
            "        candidates = derive(program, delta, earliest.lazy()).collect().unique(KEY)",
            "a fact derived again by a later item is not a new occurrence (one time per fact)",
            (RSEP_GENERATED,), ("tests/rspql",)),
+    Mutant("landmark-opens-a-slide-early", "windows: landmark", "src/reasonlake/plan/windows.py",
+           "return self.start if self.landmark else close - self.width",
+           "return self.start - self.slide if self.landmark else close - self.width",
+           "a landmark window holds the slide before its start (Definition 6.1: (t0, t])",
+           ("tests/engine/test_landmark_view.py",), ("tests/rspql",)),
     # --- registered queries --------------------------------------------------------------
     Mutant("streams-dstream-is-istream", "query: streams", "src/reasonlake/query/streams.py",
            "    return difference(previous, current)\n", "    return difference(current, previous)\n",

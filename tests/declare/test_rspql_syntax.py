@@ -10,6 +10,7 @@ from rdflib import Graph
 
 from reasonlake.declare.rspql import NamedWindow, parse
 from reasonlake.errors import SparqlError
+from reasonlake.plan.windows import Window as EngineWindow
 from reasonlake.query import run
 from tests.rspql import test_oracle as thesis
 from tests.rspql.oracle import All, GraphDecl, Query, Window, WindowClose, WindowDecl, evaluate, merge
@@ -87,11 +88,18 @@ def test_the_register_form_with_a_start_and_an_entailment_regime():
     tumbling = parse(PROLOGUE + "REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] "
                                 "WHERE { WINDOW :w { ?s ?p ?o } }")
     assert tumbling.windows[0].slide_ms == tumbling.windows[0].width_ms == 300_000
+    # a landmark window (RSEP-QL, Definition 6.1): everything since its FROM, read every STEP
+    landmark = parse(PROLOGUE + "REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE UNBOUNDED STEP 1m "
+                                "FROM 1000] WHERE { WINDOW :w { ?s ?p ?o } }")
+    window = EngineWindow(landmark.windows[0].width_ms, landmark.windows[0].slide_ms, landmark.windows[0].start_ms)
+    assert window.landmark and window.first_close == 61_000 and window.opens(3_601_000) == 1000
 
 
 @pytest.mark.parametrize("text,says", [
     ("SELECT * WHERE { ?s ?p ?o }", "starts with REGISTER"),
     ("REGISTER RSTREAM :o AS SELECT * WHERE { ?s ?p ?o }", "at least one window"),
+    ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE UNBOUNDED] WHERE { WINDOW :w { ?s ?p ?o } }",
+     "a landmark window [RANGE UNBOUNDED] never closes by itself; give STEP d"),
     ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [ROWS 5] WHERE { WINDOW :w { ?s ?p ?o } }",
      "[RANGE duration STEP duration FROM time REPORT"),
     ("REGISTER RSTREAM :o AS SELECT * FROM NAMED WINDOW :w ON :s [RANGE 5m] WHERE { WINDOW :v { ?s ?p ?o } }",

@@ -179,6 +179,19 @@ class LandmarkWindow:
         return False
 
 
+@dataclass(frozen=True)
+class SteppedLandmark(LandmarkWindow):
+    """A landmark window read every ``step_ms`` from t0, as a query's ``[RANGE UNBOUNDED STEP d
+    FROM t0]``. Choice: Def. 6.1 gives the window no closing time (EP-SPARQL evaluates at every
+    item); a query's evaluation times are its windows' closes (Def. 5.12), so the step is when
+    it closes: t0 + k * step, k >= 1. Its content at t stays Def. 6.1's (t0, t]."""
+
+    step_ms: int = 1000
+
+    def closes_at(self, t: int) -> bool:
+        return t > self.t0_ms and (t - self.t0_ms) % self.step_ms == 0
+
+
 WindowOperator = Union[Window, LandmarkWindow]
 
 

@@ -5,7 +5,7 @@ answers them.
 
 The generated stream's items hold one to three statements each (so a basic event pattern of
 two triples matches within an item, not across two), over windows of 3 s and a drawn second
-window on the same stream, so that an item one MATCH used through one window is new input
+window on the same stream (sliding, tumbling, offset, or a landmark window), so that an item one MATCH used through one window is new input
 of the other later (Definition 6.11's delta). The stream is read under rdfs-plus with a TBox
 (the windows are views): a basic event pattern matches each item's so-far closure, the facts
 derived at the time of their newest premise (``tests/rspql/so_far.py``, decision 0074), and
@@ -25,14 +25,16 @@ from rdflib import Graph, URIRef
 from tests.conftest import write
 from tests.query.test_matches_rdflib import _seed
 from tests.rspql.events import Event, First, Last, Seq, continuous_match
-from tests.rspql.oracle import Window, WindowDecl
+from tests.rspql.oracle import SteppedLandmark, Window, WindowDecl
 from tests.rspql.so_far import Tbox, closure_agrees_with_owlrl
 from tests.rspql.so_far import entailment as so_far_entailment
 
 EX = "http://example.org/"
 PREFIXES = {"": EX}
 FIRST_WINDOW = Window(3000, 1000, 0)
-SECOND = [Window(2000, 2000, 0), Window(2500, 1000, 500), Window(4000, 2000, 1000)]
+# the second window: tumbling, offset, another step, or a landmark window (RSEP-QL's Def. 6.1)
+SECOND = [Window(2000, 2000, 0), Window(2500, 1000, 500), Window(4000, 2000, 1000), SteppedLandmark(1000, 1000),
+          SteppedLandmark(0, 2000)]
 UNTIL = 10_000
 TBOX = (f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n@prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
         f"@prefix : <{EX}> .\n:likes rdfs:domain :Fan . :Fan rdfs:subClassOf :Person . :visits rdfs:range :Shop .\n"
@@ -108,8 +110,18 @@ def _written(pattern) -> str:
 def _text(name: str, pattern, consumption: str, second: Window) -> str:
     return (f"PREFIX : <{EX}>\nENTAILMENT rdfs-plus ONTOLOGY <tbox.ttl>\nREGISTER RSTREAM :{name} AS SELECT *\n"
             f"FROM NAMED WINDOW :w1 ON :s [RANGE {FIRST_WINDOW.width_ms}ms STEP {FIRST_WINDOW.slide_ms}ms]\n"
-            f"FROM NAMED WINDOW :w2 ON :s [RANGE {second.width_ms}ms STEP {second.slide_ms}ms FROM {second.t0_ms}]\n"
+            f"FROM NAMED WINDOW :w2 ON :s [{_range(second)} FROM {second.t0_ms}]\n"
             f"WHERE {{ MATCH {consumption.upper()} {{ {_written(pattern)} }} }}\n")
+
+
+def _range(window) -> str:
+    if isinstance(window, SteppedLandmark):
+        return f"RANGE UNBOUNDED STEP {window.step_ms}ms"
+    return f"RANGE {window.width_ms}ms STEP {window.slide_ms}ms"
+
+
+def _first_close(window) -> int:
+    return window.t0_ms + (window.step_ms if isinstance(window, SteppedLandmark) else window.width_ms)
 
 
 def _ours(home: Path, name: str) -> set:
@@ -145,7 +157,7 @@ def test_generated_event_patterns_answer_as_the_oracle_at_every_evaluation_time(
     stream = [((URIRef(_term(s).strip("<>")), URIRef(_term(p).strip("<>")), URIRef(_term(o).strip("<>"))), ts)
               for s, p, o, ts in events]
     windows = {f"{EX}w1": WindowDecl(f"{EX}w1", "s", FIRST_WINDOW), f"{EX}w2": WindowDecl(f"{EX}w2", "s", second)}
-    begin = min(FIRST_WINDOW.t0_ms + FIRST_WINDOW.width_ms, second.t0_ms + second.width_ms)
+    begin = min(_first_close(FIRST_WINDOW), _first_close(second))
     begin = next(t for t in range(begin, UNTIL, 500) if any(
         w.window.content(stream, t) for w in windows.values() if w.window.closes_at(t)))
     tbox = Tbox(Graph().parse(data=TBOX, format="turtle"))

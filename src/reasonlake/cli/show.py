@@ -86,7 +86,7 @@ def presence_line(p, view: str, repaired: bool) -> str:
     how = "a stream item" if p.rule == "explicit" else f"derived by {p.rule}"
     origin = f"origin {at(p.origin)}"
     if p.left_close is None:
-        until = "never expires" if p.origin >= NEVER else f"expires at {format_time(p.expires)} unless renewed"
+        until = "never expires" if p.expires >= NEVER else f"expires at {format_time(p.expires)} unless renewed"
         return f"{p.triple} is in view {view} at its last close {format_time(p.last_close)}: {how}, {origin}; {until}"
     if p.expired:
         why = (f"it expired: its origin plus the window's width ({format_time(p.expires)}) was past by "

@@ -15,7 +15,9 @@ content is a named graph of the query's dataset at each evaluation time).
 The thesis's own form, ``REGISTER STREAM :out AS CONSTRUCT RSTREAM { ... }``, is read too.
 ``FROM t0`` fixes where the window's first window opens (Definition 5.3's t0; Figure 8.1
 shows the answers change with it); without it the window starts at the epoch, as a view's
-does. ``STEP`` left out makes a tumbling window (the step is the range).
+does. ``STEP`` left out makes a tumbling window (the step is the range). ``RANGE UNBOUNDED``
+makes a landmark window (RSEP-QL, Definition 6.1): at each step it holds every item since
+its ``FROM``.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from reasonlake.declare import rsep
 from reasonlake.declare.durations import parse_duration, parse_time
 from reasonlake.declare.view import PROFILES
 from reasonlake.errors import SparqlError
+from reasonlake.plan.windows import LANDMARK
 
 _IRI = r"(?:<[^<>\s]*>|[A-Za-z_][\w.-]*:[\w.-]*|:[\w.-]*)"
 _PREFIX = re.compile(r"PREFIX\s+([A-Za-z_][\w.-]*)?:\s*<([^<>\s]*)>", re.I)
@@ -156,7 +159,13 @@ def _range(spec_text: str, clause: str, what: str) -> tuple[int, int, int | None
     if spec is None:
         raise SparqlError(f"{clause}: the window is [RANGE duration STEP duration FROM time REPORT ON CLOSE|ON "
                           f"CHANGE|NON EMPTY|EVERY duration] (STEP, FROM and REPORT optional), not [{spec_text.strip()}]")
-    width = parse_duration(spec.group(1), what=f"{what}'s RANGE")
+    if spec.group(1).upper() == "UNBOUNDED":  # a landmark window (RSEP-QL, Definition 6.1; CQL's [Range Unbounded])
+        if not spec.group(2):
+            raise SparqlError(f"{clause}: a landmark window [RANGE UNBOUNDED] never closes by itself; give STEP d "
+                              "(how often it is read: every d from its FROM) and FROM time (where it starts)")
+        width = LANDMARK
+    else:
+        width = parse_duration(spec.group(1), what=f"{what}'s RANGE")
     slide = parse_duration(spec.group(2), what=f"{what}'s STEP") if spec.group(2) else width
     start = parse_time(spec.group(3), what=f"{what}'s FROM") if spec.group(3) else None
     report, period = " ".join((spec.group(4) or "on close").lower().split()), None

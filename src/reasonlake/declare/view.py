@@ -20,7 +20,7 @@ from reasonlake.declare.expectations import ExpectationsDecl, parse_block
 from reasonlake.declare.queries import QueryDecl
 from reasonlake.declare.queries import parse_block as parse_queries
 from reasonlake.errors import TimeFormatError, ViewDeclarationError
-from reasonlake.plan.windows import Window
+from reasonlake.plan.windows import LANDMARK, Window
 
 
 
@@ -354,6 +354,9 @@ def _window(path: Path, raw: dict) -> Window:
     for key in ("width", "slide"):
         if key not in value:
             raise _fail(path, f"window.{key}", "missing; give a duration such as 5m")
+        if key == "width" and str(value[key]).strip().lower() == "unbounded":
+            parsed[key] = LANDMARK  # a landmark window: everything since its start (decision 0074)
+            continue
         try:
             parsed[key] = parse_duration(value[key], what=f"window.{key}")
         except TimeFormatError as exc:

@@ -142,7 +142,7 @@ def presence(home: Home, view: str, triple_text: str) -> Presence:
         rows = _rows_of(home, view, record.version, (ids[s], ids[p], ids[o]), window.opens(record.close))
         if rows:
             origin, rule = max(rows)
-            expires = origin + window.width
+            expires = window.expires(origin)
             left = later.close if later is not None else None
             return Presence(triple, history[-1].close, record.close, origin, rule, left,
                             left is not None and window.opens(left) >= origin, expires, searched)

@@ -429,7 +429,7 @@ class SparkClose(Close):
         if not self.stats.n or self.repaired is not None or self.base_rows is None or "new_panes" not in summary:
             return None
         panes = sorted({*summary["new_panes"], *(summary.get("old_panes") or [])})
-        live = max(1, -(-window.width // window.slide))  # the panes a window's facts spread over
+        live = 1 if window.landmark else max(1, -(-window.width // window.slide))  # panes its facts spread over
         if self.base_rows * min(1.0, len(panes) / live) + self.stats.n > mat.REPLACE_ROWS:
             return None
         return panes

@@ -11,6 +11,9 @@ from dataclasses import dataclass
 
 # Background facts never expire (origin +inf); Long.MAX_VALUE stands for it on Delta.
 NEVER = 2**63 - 1
+# The width of a landmark window (RSEP-QL, Definition 6.1): at close t it holds the items in
+# (start, t], everything since its start; its facts never expire, it closes every slide.
+LANDMARK = NEVER
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -24,8 +27,12 @@ class Window:
     start: int = 0
 
     @property
+    def landmark(self) -> bool:
+        return self.width >= LANDMARK
+
+    @property
     def first_close(self) -> int:
-        return self.start + self.width
+        return self.start + (self.slide if self.landmark else self.width)
 
     def is_close(self, t: int) -> bool:
         return t >= self.first_close and (t - self.first_close) % self.slide == 0
@@ -40,13 +47,17 @@ class Window:
 
     def expiration_pane(self, origin: int) -> int:
         """The first close at which a fact of this origin is no longer in the window."""
-        if origin >= NEVER:
+        if origin >= NEVER or self.landmark:
             return NEVER
         return self.close_at_or_after(origin + self.width)
 
+    def expires(self, origin: int) -> int:
+        """When a fact of this origin would leave the window, unless renewed (NEVER: never)."""
+        return NEVER if origin >= NEVER or self.landmark else origin + self.width
+
     def opens(self, close: int) -> int:
         """Items in the window at ``close`` have ``ts > opens(close)``."""
-        return close - self.width
+        return self.start if self.landmark else close - self.width
 
     def example_closes(self, near: int, count: int = 2) -> list[int]:
         first = self.close_at_or_before(near)

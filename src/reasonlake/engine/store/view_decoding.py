@@ -50,6 +50,8 @@ def expiration_pane(window, origin: str) -> str:
     ``Window.expiration_pane``: the first close at or after ``origin + width``; background
     facts (``NEVER``) never leave. One text for Spark SQL, DataFusion and Polars
     (``pl.sql_expr``)."""
+    if window.landmark:  # a landmark window's facts never leave it
+        return f"CASE WHEN {origin} IS NULL THEN NULL ELSE {NEVER} END"
     return (f"CASE WHEN {origin} >= {NEVER} THEN {NEVER} ELSE {int(window.first_close)} + "
             f"CAST(CEIL(CAST({origin} - {int(window.start)} AS DOUBLE) / {int(window.slide)}) AS BIGINT) "
             f"* {int(window.slide)} END")
@@ -64,7 +66,9 @@ def reader_columns(dialect: Dialect, window, *, terms: tuple[str, str, str] = TE
                    rule: str = "m.rule") -> list[str]:
     """``COLUMNS`` as select expressions over decoded terms, the row's origin and its rule."""
     kept = f"CASE WHEN {origin} < {NEVER} THEN {origin} END"  # background first, so the sum cannot overflow
-    return [*term_columns(terms), f"{dialect.moment(kept)} AS origin", f"{dialect.moment(f'{kept} + {int(window.width)}')} AS expires",
+    # a landmark window's facts never expire: null, as a background fact's
+    expires = f"CASE WHEN {origin} IS NULL THEN {origin} END" if window.landmark else f"{kept} + {int(window.width)}"
+    return [*term_columns(terms), f"{dialect.moment(kept)} AS origin", f"{dialect.moment(expires)} AS expires",
             f"{rule} <> 'explicit' AS inferred"]
 
 
