@@ -7,11 +7,11 @@ command line (``reasonlake.cli``) goes through this module only.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
+from reasonlake import settings
 from reasonlake.declare.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
 from reasonlake.declare.view import RETAIN_ZERO, load_view, parse_retention  # noqa: F401 (for the CLI)
 from reasonlake.plan.windows import NEVER  # noqa: F401 (for the CLI)
@@ -59,7 +59,7 @@ class Lakehouse:
             from reasonlake.engine.store.session import DeferredSession, active_session, get_spark, kafka_package
 
             spark, root = self._given, self._root
-            remote = self._remote or os.environ.get("SPARK_REMOTE")
+            remote = self._remote or settings.environment("SPARK_REMOTE")
             found = None  # the home's command server, when one runs and this process uses it
             if spark is None and remote is None and self.could_use_server():
                 found = server.running(root)
@@ -145,7 +145,7 @@ class Lakehouse:
         from reasonlake.engine.store.locations import local_path
         from reasonlake.engine.store.session import active_session
 
-        return (self._given is None and not (self._remote or os.environ.get("SPARK_REMOTE")) and self._use_server
+        return (self._given is None and not (self._remote or settings.environment("SPARK_REMOTE")) and self._use_server
                 and not self._kafka and local_path(self._root) is not None and active_session() is None)
 
     def stop_server(self):

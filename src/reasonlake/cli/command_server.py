@@ -15,10 +15,10 @@ before unless ``REASONLAKE_SERVER=auto`` asks for the server there too;
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 
+from reasonlake import settings
 from reasonlake.errors import UsageError
 
 IDLE_MINUTES = 30
@@ -30,7 +30,7 @@ CHOICES = ("terminal", "auto", "off")
 
 def wanted(args) -> bool:
     """Whether this command may start the home's server (it still may find one running)."""
-    choice = os.environ.get("REASONLAKE_SERVER", "terminal").strip().lower() or "terminal"
+    choice = settings.text("REASONLAKE_SERVER").strip().lower() or "terminal"
     if choice not in CHOICES:
         raise UsageError(f"REASONLAKE_SERVER={choice!r}: give one of {', '.join(CHOICES)} (terminal: start "
                          "the home's command server from a terminal only; auto: from scripts too; off: never)")

@@ -19,8 +19,8 @@ below C) are answered by search over the direct edges, whichever form the pairs 
 """
 from __future__ import annotations
 
-import os
 
+from reasonlake import settings
 from reasonlake.errors import ViewDeclarationError
 
 # About 300 bytes a pair while compiling (a rule instance and its place in the tables).
@@ -29,13 +29,13 @@ _BYTES_A_PAIR = 300
 
 def saturate_pairs() -> int:
     """Most pairs the closed form may have before the hierarchy is kept as jumps."""
-    return int(os.environ.get("REASONLAKE_SATURATE_PAIRS", "1000000"))
+    return int(settings.text("REASONLAKE_SATURATE_PAIRS"))
 
 
 def max_schema_pairs() -> int:
     """Most pairs (rule instances) a hierarchy may compile to in either form:
     REASONLAKE_MAX_SCHEMA_PAIRS, default 5 million (about 1.5 GB while compiling)."""
-    return int(os.environ.get("REASONLAKE_MAX_SCHEMA_PAIRS", "5000000"))
+    return int(settings.text("REASONLAKE_MAX_SCHEMA_PAIRS"))
 
 
 class Hierarchy:

@@ -25,6 +25,8 @@ import os
 import sys
 import time
 
+from reasonlake import settings
+
 CRASH_AFTER_ENV = "REASONLAKE_CRASH_AFTER"
 POINT_ENV = "REASONLAKE_FAULT_POINT"
 MARK_ENV = "REASONLAKE_FAULT_MARK"
@@ -39,13 +41,12 @@ def mark_line(point: str) -> str:
 
 def reached(point: str) -> None:
     """The slide is past ``point``: crash or block there if the environment asks for it."""
-    env = os.environ
-    if env.get(CRASH_AFTER_ENV) == point:
+    if settings.text(CRASH_AFTER_ENV) == point:
         os._exit(CRASH_CODE)
-    if env.get(POINT_ENV) != point:
+    if settings.text(POINT_ENV) != point:
         return
     line = f"{mark_line(point)} (pid {os.getpid()})\n"
-    target = env.get(MARK_ENV)
+    target = settings.text(MARK_ENV)
     if target:
         with open(target, "a", encoding="utf-8") as out:
             out.write(line)
@@ -54,7 +55,7 @@ def reached(point: str) -> None:
     else:
         sys.stderr.write(line)
         sys.stderr.flush()
-    deadline = time.monotonic() + float(env.get(HOLD_ENV, "600"))
+    deadline = time.monotonic() + settings.number(HOLD_ENV)
     while time.monotonic() < deadline:
         time.sleep(0.5)
     os._exit(UNKILLED_CODE)

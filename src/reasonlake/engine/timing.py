@@ -5,11 +5,12 @@ repair, rounds, violations, publish), for benchmarks and for an on-call engineer
 why a close got slow."""
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
+
+from reasonlake import settings
 
 _RECORDERS: list[dict] = []
 
@@ -27,7 +28,7 @@ def recorded():
 
 @contextmanager
 def step(name: str):
-    printed = bool(os.environ.get("REASONLAKE_PROFILE"))
+    printed = settings.is_set("REASONLAKE_PROFILE")
     if not printed and not _RECORDERS:
         yield
         return

@@ -13,9 +13,9 @@ size in memory. ``reasonlake query --max-rows/--max-mb`` set them for one query.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from reasonlake import settings
 from reasonlake.errors import SparqlError, UsageError
 
 ROWS_SETTING = "REASONLAKE_QUERY_MAX_ROWS"
@@ -77,7 +77,7 @@ def configured(rows: int | None = None, mb: float | None = None) -> Bound:
 
 
 def _setting(name: str, default: float) -> float:
-    text = os.environ.get(name)
+    text = settings.text(name)
     if text is None or not text.strip():
         return default
     try:

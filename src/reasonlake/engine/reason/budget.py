@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 
+from reasonlake import settings
+
 # Peak driver memory per fact of the window during a close (rdfs-plus and owl2rl scenarios
 # of bench/throughput.py, 100k to 1M items a slide, measured at 300-420 bytes).
 BYTES_PER_FACT = 512
@@ -39,14 +41,14 @@ def physical_memory() -> int:
 
 def driver_budget() -> int:
     """Bytes a close in the driver may take: REASONLAKE_DRIVER_BUDGET, else a quarter of memory."""
-    configured = os.environ.get("REASONLAKE_DRIVER_BUDGET")
+    configured = settings.text("REASONLAKE_DRIVER_BUDGET")
     return parse_bytes(configured) if configured else int(physical_memory() * DEFAULT_SHARE)
 
 
 def driver_rows() -> int:
     """Facts a close in the driver may hold. REASONLAKE_LOCAL_ROWS sets it outright
     (0: every close on Spark, as the Spark-path tests run)."""
-    configured = os.environ.get("REASONLAKE_LOCAL_ROWS")
+    configured = settings.text("REASONLAKE_LOCAL_ROWS")
     if configured is not None:
         return int(configured)
     return driver_budget() // BYTES_PER_FACT
@@ -66,7 +68,7 @@ SEARCH_ROWS = 250_000
 # Facts a close on Spark may fetch into the driver to run its rounds there (``neighbourhood``):
 # those its change reaches. REASONLAKE_NEIGHBOURHOOD_ROWS sets it (0: the rounds of a close
 # too large for the driver run on Spark); None: as LOCAL_ROWS.
-_configured = os.environ.get("REASONLAKE_NEIGHBOURHOOD_ROWS")
+_configured = settings.text("REASONLAKE_NEIGHBOURHOOD_ROWS")
 NEIGHBOURHOOD_ROWS: int | None = int(_configured) if _configured is not None else None
 
 

@@ -17,16 +17,16 @@ and any table or feature delta-rs refuses (the error is not the user's: Spark th
 """
 from __future__ import annotations
 
-import os
 
 import pyarrow as pa
 
+from reasonlake import settings
 from reasonlake.engine.store import access
 from reasonlake.engine.store import view_decoding as decoding
 
 
 def limit_bytes() -> int:
-    return int(float(os.environ.get("REASONLAKE_DRIVER_READ_MB", "128")) * 1024 * 1024)
+    return int(settings.number("REASONLAKE_DRIVER_READ_MB") * 1024 * 1024)
 
 
 def query(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,

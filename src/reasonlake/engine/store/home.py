@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reasonlake import settings
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.store import access, migrations, process_cache, table_cache
 from reasonlake.engine.store.process_cache import ProcessCache
@@ -27,7 +28,7 @@ def resolve_home(home: str | None) -> str:
     absolute after checking it can be a home (a folder, or a place to make one, writable)."""
     from reasonlake.engine.inputs import is_uri
 
-    chosen = home or os.environ.get("REASONLAKE_HOME") or "./lakehouse"
+    chosen = home or settings.text("REASONLAKE_HOME") or "./lakehouse"
     if is_uri(chosen):
         return chosen.rstrip("/")
     path = Path(chosen).resolve()

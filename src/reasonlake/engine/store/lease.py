@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
+from reasonlake import settings
 from reasonlake.engine.store import access, session_marks
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import ConcurrentWriteError, WriterBusyError
@@ -53,7 +54,7 @@ HOLDER = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
 
 def lease_ms() -> int:
-    return int(float(os.environ.get("REASONLAKE_LEASE_SECONDS", "60")) * 1000)
+    return int(settings.number("REASONLAKE_LEASE_SECONDS") * 1000)
 
 
 @dataclass
@@ -80,7 +81,7 @@ INGESTS = "(ingests)"
 
 def ingest_wait_s() -> float:
     """How long an ingest waits for another one's commit: REASONLAKE_INGEST_WAIT, default 600."""
-    return float(os.environ.get("REASONLAKE_INGEST_WAIT", "600"))
+    return settings.number("REASONLAKE_INGEST_WAIT")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from reasonlake import settings
+
 SOURCES = Path(__file__).resolve().parents[2] / "jvm"
 FILE_SYSTEM = "io.reasonlake.fs.InProcessLocalFileSystem"
 ABSTRACT_FILE_SYSTEM = "io.reasonlake.fs.InProcessLocalFs"
@@ -36,7 +38,7 @@ def spark_conf(master: str, cache: Path) -> dict[str, str]:
     ``local-cluster[...]`` and real clusters start executors in JVMs of their own, which
     would not find the classes."""
     in_process = master == "local" or master.startswith("local[")
-    if not in_process or os.environ.get("REASONLAKE_LOCAL_FS") == "hadoop":
+    if not in_process or settings.is_set("REASONLAKE_LOCAL_FS", "hadoop"):
         return {}
     jar = compiled_jar(cache)
     if jar is None:
@@ -87,7 +89,7 @@ def compiled_jar(cache: Path) -> Path | None:
 
 
 def _javac() -> str | None:
-    home = os.environ.get("JAVA_HOME")
+    home = settings.environment("JAVA_HOME")
     if home and (Path(home) / "bin" / "javac").is_file():
         return str(Path(home) / "bin" / "javac")
     found = shutil.which("javac")

@@ -17,12 +17,12 @@ them; with none of those either, ``settings`` stops naming the variables to set.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 from reasonlake.errors import HomeError
+from reasonlake.settings import environment, is_set
 
 SCHEMES = ("s3a",)
 
@@ -60,10 +60,18 @@ class S3Settings:
         return self.endpoint is not None and self.endpoint.lower().startswith("http://")
 
 
+class _Environment:
+    """The AWS variables, read through ``reasonlake.settings``."""
+
+    @staticmethod
+    def get(name: str) -> str | None:
+        return environment(name)
+
+
 def settings(where: str = "the home") -> S3Settings:
     """The S3 endpoint and credentials of the environment; stops with an error naming what
     to set when ``where`` (the home, an input) could not be reached with them."""
-    env = os.environ
+    env = _Environment()
     endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None
     key, secret = env.get("AWS_ACCESS_KEY_ID") or None, env.get("AWS_SECRET_ACCESS_KEY") or None
     if endpoint is not None and urlparse(endpoint).scheme not in ("http", "https"):
@@ -86,14 +94,14 @@ def _other_credentials() -> bool:
     """Whether the AWS providers have somewhere else to find keys: a profile, a web identity
     (EKS), a container's endpoint (ECS), the shared credentials file, or an instance role
     (``AWS_EC2_METADATA_DISABLED`` not set: S3A and delta-rs both ask the instance)."""
-    env = os.environ
+    env = _Environment()
     if any(env.get(name) for name in ("AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
                                        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")):
         return True
     shared = env.get("AWS_SHARED_CREDENTIALS_FILE") or str(Path.home() / ".aws" / "credentials")
     if Path(shared).is_file():
         return True
-    return env.get("REASONLAKE_S3_INSTANCE_ROLE") == "1"
+    return is_set("REASONLAKE_S3_INSTANCE_ROLE", "1")
 
 
 # Each setting's name for S3A (Spark) and for delta-rs: one description of the store, two

@@ -22,6 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from reasonlake import settings
 from reasonlake.errors import EnvironmentSetupError
 
 SERVER_FILE = "_server.json"
@@ -128,7 +129,7 @@ def start(root: str, *, port: int | None = None, timeout: float = 300, idle: flo
     log = open(folder / LOG_FILE, "ab")
     # the server is a classic session: not a client of one, whatever this process connected to
     # (pyspark marks a process that made a Connect session in its environment)
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
+    env = settings.environment_without("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")
     process = subprocess.Popen(
         [sys.executable, "-m", "reasonlake.engine.store.server", str(root), str(port), str(idle or 0)],
         stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, env=env)

@@ -12,6 +12,7 @@ import shutil
 import sys
 from contextlib import contextmanager
 
+from reasonlake import settings
 from reasonlake.errors import EnvironmentSetupError
 
 _EMBEDDED_CONF = {
@@ -77,7 +78,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     session (``_submitted``); otherwise an embedded local session with Delta, the Maven
     ``packages`` (such as ``kafka_package()``) and the settings ``conf`` (such as a home's
     metastore)."""
-    remote = remote or os.environ.get("SPARK_REMOTE")
+    remote = remote or settings.environment("SPARK_REMOTE")
     if remote:
         return connect(remote)
     try:
@@ -87,13 +88,13 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    if os.environ.get("PYSPARK_GATEWAY_PORT"):  # spark-submit started this process, its JVM waits
+    if settings.environment("PYSPARK_GATEWAY_PORT"):  # spark-submit started this process, its JVM waits
         return _submitted(conf)
     try:
         from delta import configure_spark_with_delta_pip
     except ModuleNotFoundError as exc:
         raise EnvironmentSetupError(_needs_local(exc)) from None
-    if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+    if not (shutil.which("java") or settings.environment("JAVA_HOME")):
         raise EnvironmentSetupError(
             "Java was not found: reasonlake runs Spark, which needs a Java 17 runtime "
             "(install openjdk-17-jre or set JAVA_HOME)"
@@ -101,10 +102,10 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
 
     from reasonlake.engine.store.local_fs import spark_conf
 
-    master = master or os.environ.get("REASONLAKE_SPARK_MASTER", "local[*]")
+    master = master or settings.text("REASONLAKE_SPARK_MASTER")
     # Python tasks (the executors' parse of ingested files) run this interpreter, whose
     # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    settings.environment_default("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reasonlake").master(master)
     conf = {**_EMBEDDED_CONF, **_loopback(master), **spark_conf(master, _cache_folder()),
             # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
@@ -112,7 +113,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     for key, value in conf.items():
         builder = builder.config(key, value)
     builder = builder.config(
-        "spark.driver.memory", os.environ.get("REASONLAKE_DRIVER_MEMORY", "4g")
+        "spark.driver.memory", settings.text("REASONLAKE_DRIVER_MEMORY")
     )
     if packages:
         # pyspark ships the Hadoop client the packages ask for: no second copy to download;
@@ -129,7 +130,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
         if "JAVA_GATEWAY_EXITED" in text or "Java gateway" in text:
             raise EnvironmentSetupError(_launch_failure(log)) from None
         raise
-    spark.sparkContext.setLogLevel(os.environ.get("REASONLAKE_SPARK_LOG_LEVEL", "ERROR"))
+    spark.sparkContext.setLogLevel(settings.text("REASONLAKE_SPARK_LOG_LEVEL"))
     _jars_off_the_import_path()
     return spark
 
@@ -172,7 +173,7 @@ def _loopback(master: str) -> dict:
     the machine's network address, and nothing off the machine has a reason to reach it.
     ``SPARK_LOCAL_IP``, or the same settings in ``conf``, choose otherwise; a cluster's driver
     (`spark://`, `yarn`, `k8s://`) keeps Spark's defaults, its executors must reach it."""
-    if not master.startswith("local") or os.environ.get("SPARK_LOCAL_IP"):
+    if not master.startswith("local") or settings.environment("SPARK_LOCAL_IP"):
         return {}
     return {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
 

@@ -28,8 +28,7 @@ commits; both are part of the choice.
 """
 from __future__ import annotations
 
-import os
-
+from reasonlake import settings
 from reasonlake.engine.store import locations, process_cache
 from reasonlake.engine.store.access.base import Access, Commit, CommitInfo
 from reasonlake.engine.store.arrow_tables import Unusable
@@ -41,8 +40,8 @@ def of(spark, path: str) -> Access:
     """The access mode for the tables at ``path`` (any table of a home: they share its
     place) through ``spark``, chosen on first use and kept on the session's cache."""
     key = (locations.local_path(path) is not None,
-           os.environ.get("REASONLAKE_SMALL_TABLES") != "0",
-           os.environ.get("REASONLAKE_ARROW_COMMIT") != "0" and not os.environ.get("DATABRICKS_RUNTIME_VERSION"))
+           not settings.is_set("REASONLAKE_SMALL_TABLES", "0"),
+           not settings.is_set("REASONLAKE_ARROW_COMMIT", "0") and not settings.environment("DATABRICKS_RUNTIME_VERSION"))
     chosen = process_cache.of(spark).access
     mode = chosen.get(key)
     if mode is None:
