@@ -6,6 +6,9 @@ AWS's) are read through ``environment`` here too.
 
 A setting is read when it is asked for, not once at import: a scheduled job sets its
 environment before it starts, and the tests change one between two commands of one process.
+These are a process's settings; a home's own (its catalog, the folders its ontologies may
+come from), which every process writing it shares, are a table of the home
+(``engine/store/settings.py``).
 """
 from __future__ import annotations
 
