@@ -21,6 +21,9 @@ rdflib:
   of any literal, and takes isNumeric(?v), isIRI(?v) ... of an unbound ?v as false
   (SPARQL: an error, which ``!`` and IF pass on): its filters are guarded by type tests
   and ``bound(?v) && ...``, and the expression cases' BINDs are judged by Oxigraph;
+* rdflib makes ``datatype(?v) = xsd:boolean && ?v = false`` an error where ?v is an IRI
+  (SPARQL: the error and the false right side make false, 17.2): a test of a datatype is
+  guarded by ``isLiteral(?v) && ...``;
 * rdflib's ``*`` gives xsd:decimal for integers and doubles (SPARQL: the wider operand's
   type): numbers are compared by value, not by datatype (``oracles.normal``);
 * rdflib raises on SUM / AVG over a value that is not a number, and on SUM, AVG,
@@ -536,8 +539,8 @@ class Query:
             f"(isNumeric({v}) && {v} {rng.choice(['<', '>', '<=', '>=', '=', '!='])} {number})",
             f"(isLiteral({v}) && datatype({v}) = xsd:string && {v} {rng.choice(['<', '>', '=', '!='])} "
             f"\"{rng.choice(['alpha', 'b', 'Gamma'])}\")",
-            f"(datatype({v}) = xsd:dateTime && {v} > \"2020-01-03T00:00:00Z\"^^xsd:dateTime)",
-            f"(datatype({v}) = xsd:boolean && {v} = {rng.choice(['true', 'false'])})",
+            f"(isLiteral({v}) && datatype({v}) = xsd:dateTime && {v} > \"2020-01-03T00:00:00Z\"^^xsd:dateTime)",
+            f"(isLiteral({v}) && datatype({v}) = xsd:boolean && {v} = {rng.choice(['true', 'false'])})",
             f"lang({v}) = \"{rng.choice(['en', 'fr', ''])}\"",
             f"langMatches(lang({v}), \"{rng.choice(['en', '*', 'fr'])}\")",
             f"regex(str({v}), \"{rng.choice(['a', '^c', 'A'])}\"{rng.choice(['', CASE_INSENSITIVE])})",
