@@ -56,9 +56,9 @@ def _compile(home: Home, decl: ViewDecl) -> Compiled:
         repair = None
         if decl.repair == "newest-wins":
             repair = rep.encode(home.spark, for_view(decl, program))
-        terms = program.terms() | {t for _, triple in program.background for t in triple}
+        terms = program.terms() | {t for triple in background for t in triple}  # program.terms() has its own
         return Compiled(decl=decl, tables=encode_program(home.spark, program, extra_background=background),
-                        repair=repair, terms=frozenset(terms | {t for triple in background for t in triple}))
+                        repair=repair, terms=frozenset(terms))
 
 
 def seed(compiled: Compiled, items, first: bool):

@@ -51,7 +51,14 @@ def can_match(tables: ProgramTables, patterns: Iterable[tuple]) -> bool:
 
 
 def _heads(program) -> set[tuple[int, int | None]] | None:
-    """What the rules' heads can be: (predicate, object, or None for any); None: anything."""
+    """What the rules' heads can be: (predicate, object, or None for any); None: anything.
+    Kept on the program (compiled once per view), not walked again at each evaluation."""
+    if "_heads" not in program.__dict__:
+        program.__dict__["_heads"] = _walked_heads(program)
+    return program.__dict__["_heads"]
+
+
+def _walked_heads(program) -> set[tuple[int, int | None]] | None:
     heads = set()
     for rules in (program.by_value, program.by_property):
         for out_p, out_o_from, out_o in rules.select("out_p", "out_o_from", "out_o").iter_rows():

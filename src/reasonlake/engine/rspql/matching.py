@@ -17,6 +17,7 @@ aggregate over all contexts at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import polars as pl
 from rdflib import BNode, Variable
@@ -157,7 +158,14 @@ def _triple_rows(items: pl.DataFrame, triple: tuple, k: int) -> tuple[pl.DataFra
 
 def triples(event: Event, prefixes: dict[str, str]) -> list[tuple]:
     """The event's basic graph pattern as triples: a constant in N-Triples, a variable as
-    (name,), a blank node as a hidden variable."""
+    (name,), a blank node as a hidden variable. Parsed once per pattern and prefixes (rdflib's
+    parser takes a tenth of a second, and each evaluation time asks again)."""
+    return list(_parsed(event, tuple(sorted(prefixes.items()))))
+
+
+@lru_cache(maxsize=256)
+def _parsed(event: Event, prefix_items: tuple[tuple[str, str], ...]) -> tuple[tuple, ...]:
+    prefixes = dict(prefix_items)
     from reasonlake.query.parse import algebra
 
     prologue = "".join(f"PREFIX {k}: <{v}>\n" for k, v in prefixes.items())
@@ -180,4 +188,4 @@ def triples(event: Event, prefixes: dict[str, str]) -> list[tuple]:
         except TypeError:
             raise SparqlError(f"EVENT {event.window} {{ {event.pattern} }}: a property path is not an event's "
                               "pattern (an item's triples are matched as they are)") from None
-    return [tuple(term(t) for t in triple) for triple in node.triples]
+    return tuple(tuple(term(t) for t in triple) for triple in node.triples)

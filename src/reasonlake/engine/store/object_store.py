@@ -60,20 +60,11 @@ class S3Settings:
         return self.endpoint is not None and self.endpoint.lower().startswith("http://")
 
 
-class _Environment:
-    """The AWS variables, read through ``reasonlake.settings``."""
-
-    @staticmethod
-    def get(name: str) -> str | None:
-        return environment(name)
-
-
 def settings(where: str = "the home") -> S3Settings:
     """The S3 endpoint and credentials of the environment; stops with an error naming what
     to set when ``where`` (the home, an input) could not be reached with them."""
-    env = _Environment()
-    endpoint = env.get("AWS_ENDPOINT_URL_S3") or env.get("AWS_ENDPOINT_URL") or None
-    key, secret = env.get("AWS_ACCESS_KEY_ID") or None, env.get("AWS_SECRET_ACCESS_KEY") or None
+    endpoint = environment("AWS_ENDPOINT_URL_S3") or environment("AWS_ENDPOINT_URL") or None
+    key, secret = environment("AWS_ACCESS_KEY_ID") or None, environment("AWS_SECRET_ACCESS_KEY") or None
     if endpoint is not None and urlparse(endpoint).scheme not in ("http", "https"):
         raise HomeError(f"{where}: AWS_ENDPOINT_URL={endpoint} is not an http:// or https:// address; "
                         "set it to the S3 server's address, e.g. http://127.0.0.1:9000")
@@ -85,8 +76,8 @@ def settings(where: str = "the home") -> S3Settings:
             f"{where}: no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
             "(and AWS_ENDPOINT_URL for a server other than AWS, AWS_REGION for its region), "
             "or AWS_PROFILE; on a machine whose instance role provides them, REASONLAKE_S3_INSTANCE_ROLE=1")
-    region = env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or None
-    token = (env.get("AWS_SESSION_TOKEN") or None) if key is not None else None  # a token goes with its keys
+    region = environment("AWS_REGION") or environment("AWS_DEFAULT_REGION") or None
+    token = (environment("AWS_SESSION_TOKEN") or None) if key is not None else None  # a token goes with its keys
     return S3Settings(endpoint, key, secret, token, region)
 
 
@@ -94,11 +85,10 @@ def _other_credentials() -> bool:
     """Whether the AWS providers have somewhere else to find keys: a profile, a web identity
     (EKS), a container's endpoint (ECS), the shared credentials file, or an instance role
     (``AWS_EC2_METADATA_DISABLED`` not set: S3A and delta-rs both ask the instance)."""
-    env = _Environment()
-    if any(env.get(name) for name in ("AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+    if any(environment(name) for name in ("AWS_PROFILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
                                        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI")):
         return True
-    shared = env.get("AWS_SHARED_CREDENTIALS_FILE") or str(Path.home() / ".aws" / "credentials")
+    shared = environment("AWS_SHARED_CREDENTIALS_FILE") or str(Path.home() / ".aws" / "credentials")
     if Path(shared).is_file():
         return True
     return is_set("REASONLAKE_S3_INSTANCE_ROLE", "1")
