@@ -14,7 +14,9 @@ events* of a window under an ontology (``engine/rspql/derived_events.py``: each 
 time of each of its derivations' newest premise), beside the test oracle's so-far closure
 (``tests/rspql/so_far.py``), over items that say who likes a shop and who follows whom in
 groups of ten (``:likes rdfs:domain :Fan``, ``:Fan rdfs:subClassOf :Person``, ``:follows``
-transitive). The evaluator gets the
+transitive); and over the same items EP-SPARQL's *derived intervals* (``with_intervals``:
+each fact over each minimal span of items that entails it), beside the definition applied
+as written (``so_far.minimal_intervals``: the closure of every span). The evaluator gets the
 window's items as the engine hands them (a Polars frame); reading the window from its view is
 bench/rspql.py's part. The enumerator is run at a size where its time at the size before,
 scaled by the square of the growth (it pairs every item with every item), stays under
@@ -149,18 +151,51 @@ def so_far_derived(stream: list) -> tuple[float, set]:
                      for triple in graph}
 
 
-def derived_rows(sizes: list[int], peer_limit: float) -> None:
-    print(f"\n{'derived events':<32} {'items':>8} {'events':>8} {'reasonlake s':>13} {'so-far oracle s':>15} {'x':>7}  same")
+def ours_intervals(stream: list) -> tuple[float, set]:
+    from rdflib import Graph
+
+    from reasonlake.compile.program import compile_program
+    from reasonlake.engine.reason.program_tables import encode_program
+    from reasonlake.engine.rspql import derived_events
+
+    tbox = frozenset(tuple(t.n3() for t in triple) for triple in Graph().parse(data=TBOX, format="turtle"))
+    program = compile_program(tbox, "rdfs-plus")
+    tables, terms = encode_program(None, program), program.terms()
+    frame = item_frame(stream).select("subject", "predicate", "object", pl.col("$ts").alias("$start"),
+                                      pl.col("$ts").alias("$end"))
+    started = time.perf_counter()
+    found = derived_events.with_intervals(frame, tables, terms)
+    seconds = time.perf_counter() - started
+    return seconds, set(found.iter_rows())
+
+
+def definition_intervals(stream: list) -> tuple[float, set]:
+    from rdflib import Graph
+
+    from tests.rspql.so_far import Tbox, minimal_intervals
+
+    tbox = Tbox(Graph().parse(data=TBOX, format="turtle"))
+    items = [((URIRef(EX + s), URIRef(EX + p), URIRef(EX + o)), ts) for s, p, o, ts in stream]
+    started = time.perf_counter()
+    found = minimal_intervals(items, tbox)
+    seconds = time.perf_counter() - started
+    return seconds, {(*(t.n3() for t in fact), start, end) for fact, start, end in found}
+
+
+def derived_rows(title: str, counted: str, ours, peer, power: int, sizes: list[int], peer_limit: float) -> None:
+    """One table: ``ours`` and ``peer`` (each a stream to (seconds, answers)) at each size, the
+    peer where its time, scaled by the growth to the ``power``, stays under ``peer_limit``."""
+    print(f"\n{title:<32} {'items':>8} {counted:>8} {'reasonlake s':>13} {'peer s':>15} {'x':>7}  same")
     estimate = 0.0
     for k, n in enumerate(sizes):
         stream = social_items(n)
-        seconds, found = ours_derived(stream)
+        seconds, found = ours(stream)
         row = f"{'likes, follows (rdfs-plus)':<32} {n:>8} {len(found):>8} {seconds:>13.3f}"
         if estimate < peer_limit:
-            peer_time, expected = so_far_derived(stream)
+            peer_time, expected = peer(stream)
             row += f" {peer_time:>15.2f} {peer_time / seconds:>7.1f}  {'yes' if found == expected else 'NO'}"
-            if k + 1 < len(sizes):  # its transitive step pairs every new fact with every one: about n^5 here
-                estimate = peer_time * (sizes[k + 1] / n) ** 5
+            if k + 1 < len(sizes):
+                estimate = peer_time * (sizes[k + 1] / n) ** power
         else:
             row += f" {'(skipped)':>15} {'':>7}  -"
         print(row, flush=True)
@@ -188,7 +223,11 @@ def main() -> None:
             else:
                 row += f" {'(skipped)':>13} {'':>7}  -"
             print(row, flush=True)
-    derived_rows(sizes, args.peer_limit)
+    # the so-far closure's transitive step pairs every new fact with every one: about n^5 here
+    derived_rows("derived events", "events", ours_derived, so_far_derived, 5, sizes, args.peer_limit)
+    # the definition: a closure per span of times (n^2), each about n^2 here
+    derived_rows("derived intervals (EP-SPARQL)", "occurr.", ours_intervals, definition_intervals, 4,
+                 [60, *sizes], args.peer_limit)
 
 
 if __name__ == "__main__":

@@ -77,6 +77,8 @@ RSPQL = "tests/rspql/test_registered_rspql.py"
 RSPQL_GENERATED = "tests/rspql/test_generated_rspql.py"
 RSEP = "tests/rspql/test_event_patterns.py"
 RSEP_GENERATED = f"{RSEP}::test_generated_event_patterns_answer_as_the_oracle_at_every_evaluation_time"
+INTERVALS = "tests/query/test_derived_event_intervals.py"
+MINIMAL_SPANS = f"{INTERVALS}::test_derived_intervals_are_the_minimal_spans_whose_items_entail_the_fact"
 ORDER_UNBOUND = "tests/query/test_order_by_puts_unbound_first.py"
 AGG_UNBOUND = "tests/query/test_aggregates_of_groups_with_unbound_values.py"
 
@@ -151,8 +153,8 @@ MUTANTS: tuple[Mutant, ...] = (
            "renewals are lost and facts expire early",
            (V_RDFS, RULES)),
     Mutant("renewal-join-origin-is-max", "renewal", "src/reasonlake/engine/reason/driver_rules.py",
-           'pl.min_horizontal(origins).alias("origin"), "rule")',
-           'pl.max_horizontal(origins).alias("origin"), "rule")',
+           "probe_joins: bool = False, combine=pl.min_horizontal) -> pl.LazyFrame:",
+           "probe_joins: bool = False, combine=pl.max_horizontal) -> pl.LazyFrame:",
            "a multi-premise derivation takes the newest premise's time, not the oldest: it "
            "outlives the premise that expires first",
            (f"{RULES}::test_cls_svf1", V_UNA)),
@@ -460,6 +462,40 @@ MUTANTS: tuple[Mutant, ...] = (
            "        candidates = derive(program, delta, earliest.lazy()).collect().unique(KEY)",
            "a fact derived again by a later item is not a new occurrence (one time per fact)",
            (RSEP_GENERATED,), ("tests/rspql",)),
+    Mutant("intervals-end-at-the-soonest-premise", "events: derived intervals",
+           "src/reasonlake/engine/rspql/derived_events.py",
+           "+ pl.max_horizontal([pl.col(c) % _SHIFT for c in columns]))",
+           "+ pl.min_horizontal([pl.col(c) % _SHIFT for c in columns]))",
+           "a fact a rule joins from several premises ends with the premise that ends first, not "
+           "the newest: getDURATION() is too short and SEQ orders it too early",
+           (MINIMAL_SPANS,), (INTERVALS,)),
+    Mutant("intervals-start-at-the-latest-premise", "events: derived intervals",
+           "src/reasonlake/engine/rspql/derived_events.py",
+           "return (pl.min_horizontal([pl.col(c) // _SHIFT for c in columns]) * _SHIFT",
+           "return (pl.max_horizontal([pl.col(c) // _SHIFT for c in columns]) * _SHIFT",
+           "a fact a rule joins from several premises starts at its latest premise's start, not "
+           "its oldest",
+           (MINIMAL_SPANS,), (INTERVALS,)),
+    Mutant("intervals-chain-ends-at-the-first-link", "events: derived intervals",
+           "src/reasonlake/engine/rspql/derived_events.py",
+           'pl.min_horizontal(S, "$s2").alias(S), pl.max_horizontal(E, "$e2").alias(E)))',
+           'pl.min_horizontal(S, "$s2").alias(S), pl.col(E)))',
+           "a transitive property's derived link ends with the link in the delta, not the later "
+           "of the two: the issue's 'derived occurrence with the wrong end'",
+           (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
+    Mutant("intervals-chain-partner-after-only", "events: derived intervals",
+           "src/reasonlake/engine/rspql/derived_events.py",
+           'for strategy in ("backward", "forward"):', 'for strategy in ("forward",):',
+           "a transitive link is joined only with the other link's intervals starting after its "
+           "own start: the spans that start with the other link are missed",
+           (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
+    Mutant("intervals-containing-another-kept", "events: derived intervals",
+           "src/reasonlake/engine/rspql/derived_events.py",
+           "return ordered.filter(sooner.is_null() | (pl.col(E) < sooner))",
+           "return ordered.filter(sooner.is_null() | (pl.col(E) <= sooner))",
+           "a derived fact also occurs over an interval holding a shorter one that ends with it: "
+           "occurrences the items do not need",
+           (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
     Mutant("landmark-opens-a-slide-early", "windows: landmark", "src/reasonlake/plan/windows.py",
            "return self.start if self.landmark else close - self.width",
            "return self.start - self.slide if self.landmark else close - self.width",

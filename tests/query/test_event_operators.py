@@ -1,13 +1,10 @@
 """EP-SPARQL's event operators over a view's stream items (decision 0046): the paper's
-examples on a hand-made stock stream, and generated queries (SEQ, EQUALS, OPTIONALSEQ,
-EQUALSOPTIONAL, getDURATION() in FILTER) at every close of a stream whose items repeat and
-expire, against a brute-force evaluator of the paper's definitions over the window's items,
-on both backends."""
+examples on a hand-made stock stream, a registered event query, the syntax's errors, and an
+item a repair removed. Generated queries over items and derived facts, against the paper's
+definitions at every close on both backends, are in ``test_derived_event_intervals``."""
 from __future__ import annotations
 
-import itertools
 import json
-import random
 from collections import Counter
 
 import pytest
@@ -17,7 +14,6 @@ from reasonlake.errors import SparqlError
 from reasonlake.query.events import translate
 from tests.cli.helpers import jsonl, simple_view
 from tests.query.backends import view_triples
-from tests.query.test_matches_rdflib import _seed
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -123,117 +119,6 @@ def test_event_syntax_errors_name_the_operator(stock_home, monkeypatch):
     text, timed = translate(PREFIXES + 'PREFIX seq: <urn:s:>\nSELECT ?seq WHERE { ?seq :says "{a} SEQ {b}" . '
                                        '?seq <urn:x:SEQ> seq:equals . # a comment: { } SEQ { }\n}')
     assert not timed and "GRAPH" not in text
-
-
-# -- generated queries against the paper's definitions ----------------------------------------------
-WIDTH, SLIDE = 4000, 1000
-CLOSES = range(4000, 12000, 1000)
-COMPANIES = ["c0", "c1", "c2"]
-PREDICATES = ["price", "rated"]
-
-
-def _generated_events(rng: random.Random) -> list[tuple[str, str, str, int]]:
-    """Items over eleven seconds; some come again later (two occurrences of one triple), and
-    some share a time with another item (EQUALS has pairs to find)."""
-    events = []
-    for second in range(11):
-        for _ in range(4):
-            ts = second * 1000 + rng.choice([100, 100, 400, 700])
-            events.append((rng.choice(COMPANIES), rng.choice(PREDICATES), str(rng.randint(1, 4)), ts))
-        if second >= 2 and rng.random() < 0.6:
-            s, p, o, _ = rng.choice(events[:-4])
-            events.append((s, p, o, second * 1000 + 700))
-    return events
-
-
-def _value(p: str, o: str) -> str:
-    return _integer(int(o)) if p == "price" else _iri(f"agency{o}")
-
-
-class _Drawn:
-    """One generated query: two operand patterns, an operator, maybe a duration FILTER."""
-
-    def __init__(self, rng: random.Random):
-        self.operator = rng.choice(["SEQ", "EQUALS", "OPTIONALSEQ", "EQUALSOPTIONAL"])
-        self.left = (rng.choice(PREDICATES), "?x")
-        self.right = (rng.choice(PREDICATES), "?y")
-        self.shared = rng.random() < 0.8  # both on ?c, else the right on ?d
-        self.limit = rng.choice([None, 1000, 2500]) if self.operator in ("SEQ", "OPTIONALSEQ") else None
-
-    def text(self) -> str:
-        right_subject = "?c" if self.shared else "?d"
-        left = f"{{ ?c :{self.left[0]} ?x }}"
-        right = f"{{ {right_subject} :{self.right[0]} ?y }}"
-        where = f"{left} {self.operator} {right}"
-        if self.limit is not None:
-            where += f' FILTER (getDURATION() <= "PT{self.limit / 1000:g}S"^^xsd:dayTimeDuration)'
-        variables = "?c ?x ?y" if self.shared else "?c ?x ?d ?y"
-        return PREFIXES + f"SELECT {variables} WHERE {where}"
-
-    def brute_force(self, items: list[tuple[str, str, str, int]]) -> Counter:
-        """The paper's definitions over the occurrences, solutions as (mu, start, end)."""
-        def matches(pattern, subject):
-            p, var = pattern
-            return [({subject: _iri(s), var: _value(p, o)}, ts, ts) for s, q, o, ts in items if q == p]
-
-        left = matches(self.left, "?c")
-        right = matches(self.right, "?c" if self.shared else "?d")
-
-        def compatible(m1, m2):
-            return all(m1[k] == m2[k] for k in m1.keys() & m2.keys())
-
-        def combined(a, b):
-            return ({**a[0], **b[0]}, min(a[1], b[1]), max(a[2], b[2]))
-
-        out = []
-        if self.operator == "SEQ":
-            out = [combined(a, b) for a, b in itertools.product(left, right) if compatible(a[0], b[0]) and a[2] < b[1]]
-        elif self.operator == "EQUALS":
-            out = [combined(a, b) for a, b in itertools.product(left, right)
-                   if compatible(a[0], b[0]) and (a[1], a[2]) == (b[1], b[2])]
-        elif self.operator == "OPTIONALSEQ":  # SeqRightJoin(left, right): the right is kept
-            for b in right:
-                joined = [combined(a, b) for a in left if compatible(a[0], b[0]) and a[2] < b[1]]
-                out += joined or [b]
-        else:  # EqLeftJoin(left, right)
-            for a in left:
-                joined = [combined(a, b) for b in right
-                          if compatible(a[0], b[0]) and (a[1], a[2]) == (b[1], b[2])]
-                out += joined or [a]
-        if self.limit is not None:
-            out = [s for s in out if s[2] - s[1] <= self.limit]
-        variables = ["?c", "?x", "?y"] if self.shared else ["?c", "?x", "?d", "?y"]
-        return Counter(tuple(mu.get(v) for v in variables) for mu, _, _ in out)
-
-
-def test_generated_event_queries_equal_the_papers_definitions_at_every_close(spark, cli, tmp_path, monkeypatch):
-    rng = random.Random(_seed() + 5)
-    events = _generated_events(rng)
-    cli("view", "create", str(simple_view(tmp_path, width="4s", slide="1s", tbox=NO_TBOX)))
-    cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", [(_iri(s), _iri(p), _value(p, o), ts)
-                                                          for s, p, o, ts in events])))
-    cli("slide", "v", "--until", str(CLOSES[-1]))
-    home = Lakehouse(str(cli.home), spark=spark).home
-    compared, nonempty, kinds = 0, 0, Counter()
-    for n, close in enumerate(CLOSES):
-        window = [e for e in events if close - WIDTH < e[3] <= close]
-        backends = ["driver", "spark"] if n == 4 else ["driver"]  # Spark once, past the first expiries
-        drawn = [_Drawn(rng) for _ in range(6)]
-        for backend in backends:
-            triples = view_triples(home, "v", close, backend, monkeypatch)
-            for query in drawn:
-                expected = query.brute_force(window)
-                found = _answers(triples, query.text())
-                assert found == expected, (
-                    f"close {close}, {backend} (REASONLAKE_PROPERTY_SEED={_seed()}):\n{query.text()}\n"
-                    f"only reasonlake: {found - expected}\nonly the definitions: {expected - found}")
-                compared += 1
-                nonempty += bool(expected)
-                kinds[query.operator] += bool(expected)
-    # the cases must reach every operator with answers, and repeated items must be in windows
-    assert compared >= 48 and nonempty >= 24 and all(kinds[k] for k in ("SEQ", "EQUALS", "OPTIONALSEQ",
-                                                                         "EQUALSOPTIONAL")), kinds
-    assert any(Counter(e[:3] for e in events if c - WIDTH < e[3] <= c).most_common(1)[0][1] > 1 for c in CLOSES)
 
 
 @pytest.mark.parametrize("backend", ["driver", pytest.param("spark", marks=pytest.mark.slow)])

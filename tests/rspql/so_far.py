@@ -8,16 +8,19 @@ taking the latest of its premises' times, and every (fact, time) pair found is k
 item deriving a fact again is a new occurrence of it). The rules are those of ``rdfs-plus``
 that a TBox of domains, ranges, sub-classes, sub-properties, transitive, symmetric and
 inverse properties fires (prp-dom, prp-rng, cax-sco, prp-spo1, prp-trp, prp-symp,
-prp-inv1, prp-inv2), applied naively until nothing new is found. ``closure_agrees_with_owlrl``
+prp-inv1, prp-inv2), and of ``owl2rl`` that chains of two properties and intersections fire
+(prp-spo2, cls-int1, cls-int2), applied naively until nothing new is found. ``closure_agrees_with_owlrl``
 checks the facts they reach against owlrl's closure of the same statements.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from functools import lru_cache
 
 from owlrl import DeductiveClosure, OWLRL_Semantics
 from rdflib import OWL, RDF, RDFS, Graph, URIRef
+from rdflib.collection import Collection
 
 from tests.rspql.events import Item, Triple
 
@@ -35,6 +38,11 @@ class Tbox:
         self.inverse = _pairs(graph, OWL.inverseOf)
         self.transitive = set(graph.subjects(RDF.type, OWL.TransitiveProperty))
         self.symmetric = set(graph.subjects(RDF.type, OWL.SymmetricProperty))
+        # prp-spo2 over chains of two properties, cls-int1: a class and the classes it intersects
+        self.chains = [(q, *Collection(graph, chain)) for q, chain in graph.subject_objects(OWL.propertyChainAxiom)]
+        self.intersections = [(c, tuple(Collection(graph, members)))
+                              for c, members in graph.subject_objects(OWL.intersectionOf)]
+        assert all(len(chain) == 3 for chain in self.chains), "chains of two properties only"
 
     def one_premise(self, triple: Triple) -> set[Triple]:
         """What the one-premise rules derive from ``triple``."""
@@ -44,6 +52,7 @@ class Tbox:
         out |= {(s, q, o) for q in self.sub_property.get(p, ())}  # prp-spo1
         if p == RDF.type:
             out |= {(s, RDF.type, d) for d in self.sub_class.get(o, ())}  # cax-sco
+            out |= {(s, RDF.type, m) for c, members in self.intersections if c == o for m in members}  # cls-int2
         if p in self.symmetric and not _literal(o):
             out.add((o, p, s))  # prp-symp
         if not _literal(o):
@@ -75,9 +84,35 @@ def so_far_closures(items: Sequence[Item], tbox: Tbox) -> list[frozenset[Triple]
             if p in tbox.transitive:  # prp-trp, with (s p o) as either premise
                 found |= {((s, p, o2), max(t, t2)) for (s2, p2, o2), t2 in timed if p2 == p and s2 == o}
                 found |= {((s1, p, o), max(t, t1)) for (s1, p1, o1), t1 in timed if p1 == p and o1 == s}
+            for q, first, second in tbox.chains:  # prp-spo2, with (s p o) as either link
+                if p == first:
+                    found |= {((s, q, o2), max(t, t2)) for (s2, p2, o2), t2 in timed if p2 == second and s2 == o}
+                if p == second:
+                    found |= {((s1, q, o), max(t, t1)) for (s1, p1, o1), t1 in timed if p1 == first and o1 == s}
+            for c, members in tbox.intersections:  # cls-int1, with (s a o) as any member
+                if p == RDF.type and o in members:
+                    others = [[t2 for (s2, p2, o2), t2 in timed if s2 == s and p2 == RDF.type and o2 == m]
+                              for m in members if m != o]
+                    found |= {((s, RDF.type, c), max(t, *times)) for times in itertools.product(*others)}
         new = found - timed
         timed |= new
     return [frozenset(triple for triple, t in timed if t == item.timestamp) for item in items]
+
+
+def minimal_intervals(items: Sequence[tuple[Triple, int]], tbox: Tbox) -> set[tuple[Triple, int, int]]:
+    """EP-SPARQL's derived occurrences in a fixed window (decision 0074, "Derived intervals"):
+    each fact the window's (statement, time) items entail with the TBox, over each minimal
+    interval [s, e] of their times whose items entail it (those within no smaller interval
+    do). Every interval's closure is computed, from the definition."""
+    times = sorted({t for _, t in items})
+    spans: dict[Triple, list[tuple[int, int]]] = {}
+    for i, start in enumerate(times):
+        for end in times[i:]:
+            within = frozenset(triple for triple, t in items if start <= t <= end)
+            for fact in so_far_closures([Item("s", 0, within)], tbox)[0]:
+                spans.setdefault(fact, []).append((start, end))
+    return {(fact, s, e) for fact, found in spans.items() for s, e in found
+            if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e for s2, e2 in found)}
 
 
 def entailment(tbox: Tbox):

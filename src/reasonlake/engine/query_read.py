@@ -37,7 +37,7 @@ QUERY_SETTINGS = {"spark.sql.adaptive.coalescePartitions.parallelismFirst": "tru
 class ViewTriples:
     """The triples a query reads, and the dialect that answers over them."""
 
-    def __init__(self, frame, frames=None, occurrences=None, decoded=None):
+    def __init__(self, frame, frames=None, occurrences=None, decoded=None, rules=None):
         self.frame = frame
         # decoded from the facts kept here (``decoded_panes``): which state of them, how it came
         # from the one before, the rows of each pane (ids and text) and the terms they name (a
@@ -50,6 +50,8 @@ class ViewTriples:
         self._count = None  # Spark's count, asked once
         self._occurrences = occurrences  # a function giving them as a Spark frame; None: none known
         self._read_occurrences = None
+        self._rules = rules  # a function giving the view's compiled rules (``events``); None: none
+        self._events = None
 
     @property
     def backend(self) -> str:
@@ -71,7 +73,7 @@ class ViewTriples:
 
         def answered():  # read as a set (``_read``)
             return run(self.frame, text, self.frames, distinct=True, bound=bound,
-                       occurrences=self.occurrences if self._occurrences is not None else None)
+                       occurrences=self.events if self._occurrences is not None else None)
 
         if self.frames is None:
             return answered()
@@ -85,6 +87,27 @@ class ViewTriples:
         if self._read_occurrences is None:
             self._read_occurrences = self._occurrences(self.frames is None)
         return self._read_occurrences
+
+    def events(self, patterns: list[tuple]):
+        """What an EP-SPARQL query's ``patterns`` match: the occurrences, and the facts the
+        view's rules derive from them over each minimal interval (``derived_events``) where
+        the rules can derive what a pattern reads; derived once, on the driver (the window's
+        items are collected there, as a MATCH collects them)."""
+        from reasonlake.engine.rspql import derived_events
+
+        compiled = self._rules() if self._rules is not None else None
+        if compiled is None or not derived_events.can_match(compiled.tables, patterns):
+            return self.occurrences()
+        if self._events is None:
+            found = self.occurrences()
+            items = found if isinstance(found, pl.DataFrame) else pl.from_arrow(found.toArrow())
+            events = derived_events.with_intervals(items, compiled.tables, compiled.terms)
+            if self.frames is not None:
+                from reasonlake.engine.arrow_bridge import to_spark
+
+                events = to_spark(self.frames.spark, events, found.schema)
+            self._events = events
+        return self._events
 
 
 def triples(home: Home, view: str, close: int | None = None, version: int | None = None) -> tuple[ViewTriples, int]:
@@ -134,21 +157,27 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         # every event pattern reads them: read once, on the executors
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
+    def rules():
+        from reasonlake.engine.compiled import compile_view
+
+        return compile_view(home, home.view(view))
+
     panes = _decoded_here(home, view, published, at)
     if panes is not None:
         frame, decoded = panes
-        return ViewTriples(frame, occurrences=timed, decoded=decoded)
+        return ViewTriples(frame, occurrences=timed, decoded=decoded, rules=rules)
     found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
     if found is not None:
         frame = pl.from_arrow(found)
-        return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), occurrences=timed)
+        return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), occurrences=timed,
+                           rules=rules)
     decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
     # read by every triple pattern of every query at this close: decoded once, on the executors,
     # and spread over as many partitions as a shuffle makes (the set's own shuffle, its
     # partitions merged by size, left 3.1M facts in one: every pattern's scan on one core)
     spread = int(home.spark.conf.get("spark.sql.shuffle.partitions"))
     return ViewTriples(decoded.distinct().repartition(spread).localCheckpoint(eager=False), SparkFrames(home.spark),
-                       timed)
+                       timed, rules=rules)
 
 
 def _decoded_here(home: Home, view: str, version: int, at: int):

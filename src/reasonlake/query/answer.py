@@ -47,8 +47,9 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
     """``text`` answered over ``triples`` (subject, predicate, object), a frame of the dialect
     ``frames`` (default: a Polars frame, answered in the driver); ``distinct``: the caller's
     triples hold each triple once already (else they are made a set here). A query with
-    event operators (EP-SPARQL, ``events``) reads ``occurrences`` instead, a function giving
-    the frame of timed occurrences (subject, predicate, object, ``START``, ``END``). ``bound``:
+    event operators (EP-SPARQL, ``events``) reads ``occurrences`` instead, a function of its
+    triple patterns (``read_patterns``) giving the frame of timed occurrences (subject,
+    predicate, object, ``START``, ``END``). ``bound``:
     the most a step of the query may hold (``query.bound``; default: the settings).
     ``named``: the named graphs ``GRAPH`` reads, frames like ``triples`` by IRI (N-Triples).
     ``matches``: RSEP-QL MATCH solutions (Polars, terms in N-Triples) by the IRI of the GRAPH
@@ -65,7 +66,8 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
             raise SparqlError("event operators (SEQ, EQUALS, OPTIONALSEQ, EQUALSOPTIONAL) and getDURATION(), "
                               "getSTARTTIME(), getENDTIME() read a view's stream items with their times: "
                               "query a view for them")
-        solutions = Planner(frames.source(occurrences(), timed=True), frames, timed=True).solutions(root)
+        solutions = Planner(frames.source(occurrences(read_patterns(root)), timed=True), frames,
+                            timed=True).solutions(root)
     else:
         graph = frames.source(triples)
         named = None if named is None else {iri: frames.unique(frames.source(t)) for iri, t in named.items()}
@@ -93,3 +95,29 @@ def _template_variables(template) -> list[str]:
     from rdflib import Variable
 
     return [str(t) for triple in template or [] for t in triple if isinstance(t, Variable)]
+
+
+def read_patterns(root) -> list[tuple]:
+    """The triple patterns of a query's algebra: a constant in N-Triples, a variable, blank
+    node or path as a 1-tuple (whatever it may match)."""
+    from rdflib import BNode, Variable
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    def term(t):
+        if isinstance(t, (Variable, BNode)):
+            return (str(t),)
+        try:
+            return T.constant(t)
+        except TypeError:  # a path
+            return (str(t),)
+
+    found, todo = [], [root]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, CompValue):
+            if node.name == "BGP":
+                found += [tuple(term(t) for t in triple) for triple in node.triples]
+            todo += list(node.values())
+        elif isinstance(node, (list, tuple)):
+            todo += list(node)
+    return found

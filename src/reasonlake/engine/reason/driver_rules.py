@@ -81,8 +81,9 @@ def _among(column: str, values: pl.Series) -> pl.Expr:
     return pl.col(column).is_in(values.unique().implode())
 
 
-def _transitive(delta: pl.DataFrame, probe, props: pl.DataFrame) -> pl.LazyFrame:
-    """probe(column, values): the facts seen whose column holds one of values."""
+def _transitive(delta: pl.DataFrame, probe, props: pl.DataFrame, combine) -> pl.LazyFrame:
+    """probe(column, values): the facts seen whose column holds one of values; combine: the
+    head's origin from its premises' columns."""
     d = delta.select(*KEY, "origin").join(props, on="p", how="inner")
 
     def near(column: str, values: pl.Series) -> pl.LazyFrame:
@@ -91,11 +92,11 @@ def _transitive(delta: pl.DataFrame, probe, props: pl.DataFrame) -> pl.LazyFrame
     # (a p b) in Δ then (b p c) known, and (x p a) known then (a p b) in Δ
     left = d.lazy().join(near("s", d.get_column("o")), left_on=["p", "o"], right_on=["p", "s"],
                          how="inner", suffix="_r").select(
-        "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
+        "s", "p", pl.col("o_r").alias("o"), combine(["origin", "origin_r"]).alias("origin"),
         pl.col("trule").alias("rule"))
     right = near("o", d.get_column("s")).join(d.lazy(), left_on=["p", "o"], right_on=["p", "s"],
                                                      how="inner", suffix="_r").select(
-        "s", "p", pl.col("o_r").alias("o"), pl.min_horizontal("origin", "origin_r").alias("origin"),
+        "s", "p", pl.col("o_r").alias("o"), combine(["origin", "origin_r"]).alias("origin"),
         pl.col("trule").alias("rule"))
     out = pl.concat([left, right])
     # x owl:sameAs x (eq-ref) holds for every term: it is not materialized.
@@ -269,22 +270,24 @@ def _looked_up(probe, group: JoinGroup, j: int, current: pl.LazyFrame) -> pl.Laz
 
 
 def _group_derivations(group: JoinGroup, delta: pl.DataFrame, full: pl.LazyFrame, present: frozenset,
-                       same_as: int, objects: dict | None, probe=None):
+                       same_as: int, objects: dict | None, probe, combine):
     origins = [f"origin{j}" for j in range(len(group.body))]
     s, p, o = (_column(t) for t in group.head)
     for found in matches(group, delta, full, present, objects=objects, probe=probe):
         out = found.select(pl.col(s).alias("s"), pl.col(p).alias("p"), pl.col(o).alias("o"),
-                           pl.min_horizontal(origins).alias("origin"), "rule")
+                           combine(origins).alias("origin"), "rule")
         yield out.filter((pl.col("s") >= 0) & (pl.col("p") >= 0)
                          & ~((pl.col("p") == same_as) & (pl.col("s") == pl.col("o"))))
 
 
 def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, probe=None,
-           probe_joins: bool = False) -> pl.LazyFrame:
+           probe_joins: bool = False, combine=pl.min_horizontal) -> pl.LazyFrame:
     """Candidates (s, p, o, origin, rule) of one rule application with a premise in Δ, as
     one plan; ``full`` holds every fact seen, Δ included, and ``probe(column, values)``
     finds those whose column holds one of values (None: a scan of ``full``); probe_joins:
-    the rule joins look their premises up through ``probe`` too (``full`` is not every fact)."""
+    the rule joins look their premises up through ``probe`` too (``full`` is not every fact);
+    ``combine``: a derivation's origin from its premises' origin columns (IMaRS: the least;
+    ``derived_events`` combines intervals)."""
     lazy = delta.lazy()
     parts = [
         _linear(lazy, program.by_value, ["p", "o"]),
@@ -292,11 +295,11 @@ def derive(program: VectorProgram, delta: pl.DataFrame, full: pl.LazyFrame, prob
     ]
     present = frozenset(delta.get_column("p").unique().to_list())
     if not present.isdisjoint(program.transitive.get_column("p").to_list()):
-        parts.append(_transitive(delta, probe or _scan(full), program.transitive))
+        parts.append(_transitive(delta, probe or _scan(full), program.transitive, combine))
     objects = objects_by_predicate(delta) if program.joins else None
     for group in program.joins:
         parts.extend(_group_derivations(group, delta, full, present, program.same_as_id, objects,
-                                        probe if probe_joins else None))
+                                        probe if probe_joins else None, combine))
     return pl.concat([part.select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA) for part in parts], how="vertical")
 
 

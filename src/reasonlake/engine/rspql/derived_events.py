@@ -14,10 +14,21 @@ the least of its premises' (IMaRS's expiration rule), which is minus the greates
 newest premise. Every (fact, time) pair is kept, where a close keeps one per fact. Background
 facts of the ontology carry the engine's NEVER and so never set a time; a fact derived from
 them alone is not an event.
+
+EP-SPARQL's event queries over a view (``with_intervals``) read a derived fact over an
+*interval*: from the oldest to the newest premise of a derivation (Anicic et al.: a
+conjunction of events spans both). The occurrences kept are the *minimal* intervals: [s, e]
+such that the window's items within [s, e] entail the fact and those within no shorter
+interval inside it do; an item is its own, at its time. The same rules run over origins
+that hold an interval (``_hull`` combines a derivation's premises), each round keeping per
+fact the intervals that hold no other; a transitive property is joined apart (``_chained``)
+with the two intervals of the other link that can give a minimal one (decision 0074,
+"Derived intervals").
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import polars as pl
 
@@ -26,6 +37,7 @@ from reasonlake.engine.reason.program_tables import CONSTANT, ProgramTables
 from reasonlake.engine.store.dictionary import driver_term_id, driver_term_ids
 from reasonlake.engine.store.schemas import EXPLICIT, FACT_FRAME_SCHEMA, KEY
 from reasonlake.plan.windows import NEVER
+from reasonlake.query.solutions import END, START
 
 TS, ITEM = "$ts", "$item"
 _TIMED = [*KEY, "origin"]  # a fact at one time: the key of what a round keeps
@@ -81,7 +93,7 @@ def with_derived(items: pl.DataFrame, tables: ProgramTables, terms: Iterable[str
         return items
     ids = driver_term_ids(pl.concat([items.get_column(c) for c in ("subject", "predicate", "object")]
                                     + [pl.Series(list(terms), dtype=pl.String)]))
-    seed = _encoded(items, ids)
+    seed = _encoded(items.with_columns((-pl.col(TS)).alias("origin")), ids)  # minus the time: the newest wins
     found = _timed_fixpoint(vector_program(tables), seed, tables.driver_background)
     derived = found.filter(pl.col("origin") != NEVER).join(seed, on=_TIMED, how="anti")
     if derived.height == 0:
@@ -96,12 +108,11 @@ def with_derived(items: pl.DataFrame, tables: ProgramTables, terms: Iterable[str
 
 
 def _encoded(items: pl.DataFrame, ids: pl.DataFrame) -> pl.DataFrame:
-    """The items as facts: term ids, and minus their time as the origin."""
-    frame = items.select("subject", "predicate", "object", TS)
+    """The items (subject, predicate, object, origin) as facts: term ids."""
+    frame = items.select("subject", "predicate", "object", "origin")
     for name, column in zip(("subject", "predicate", "object"), KEY):
         frame = frame.join(ids.rename({"term": name, "id": column}), on=name, how="inner")
-    return frame.select(*KEY, (-pl.col(TS)).alias("origin"), pl.lit(EXPLICIT).alias("rule")
-                        ).cast(FACT_FRAME_SCHEMA).unique(_TIMED)
+    return frame.select(*KEY, "origin", pl.lit(EXPLICIT).alias("rule")).cast(FACT_FRAME_SCHEMA).unique(_TIMED)
 
 
 def _timed_fixpoint(program, seed: pl.DataFrame, background: pl.DataFrame | None) -> pl.DataFrame:
@@ -126,3 +137,121 @@ def _timed_fixpoint(program, seed: pl.DataFrame, background: pl.DataFrame | None
             return known
         known = pl.concat([known, delta])
     raise RuntimeError("derived events: the rules did not reach a fixpoint")  # unreachable: pairs are finite
+
+
+# an interval in one origin: the rank of its start, shifted, and of its end; the background's
+# facts hold no time: a start after every item and an end before, which a hull ignores
+_SHIFT = 1 << 32
+_TIMELESS = (_SHIFT // 2 - 1) * _SHIFT
+S, E = "$s", "$e"
+
+
+def _hull(columns: list[str]) -> pl.Expr:
+    """A derivation's interval: from its premises' earliest start to their latest end."""
+    return (pl.min_horizontal([pl.col(c) // _SHIFT for c in columns]) * _SHIFT
+            + pl.max_horizontal([pl.col(c) % _SHIFT for c in columns]))
+
+
+def with_intervals(occurrences: pl.DataFrame, tables: ProgramTables, terms: Iterable[str]) -> pl.DataFrame:
+    """``occurrences`` (subject, predicate, object, ``START``, ``END``: a window's items, each
+    at its time) and the facts derived from them over each of their minimal intervals (the
+    module's doc); ``terms``: the rules' constants, which a derived fact may hold."""
+    if occurrences.height == 0:
+        return occurrences
+    items = occurrences.select("subject", "predicate", "object", pl.col(START).alias(TS))
+    ids = driver_term_ids(pl.concat([items.get_column(c) for c in ("subject", "predicate", "object")]
+                                    + [pl.Series(list(terms), dtype=pl.String)]))
+    times = items.select(pl.col(TS).unique().sort()).with_row_index("rank", offset=1) \
+        .with_columns(pl.col("rank").cast(pl.Int64))
+    ranked = items.join(times, on=TS).with_columns((pl.col("rank") * _SHIFT + pl.col("rank")).alias("origin"))
+    facts = _encoded(ranked, ids)
+    background = tables.driver_background
+    if background is not None and background.height:
+        facts = pl.concat([facts, background.cast(FACT_FRAME_SCHEMA).with_columns(pl.lit(_TIMELESS).alias("origin"))])
+    known = delta = _minimal(_split(facts))
+    program = vector_program(tables)
+    others = _without_transitive(program)
+    for _ in range(_ROUNDS):
+        candidates = derive(others, _joined(delta), _joined(known).lazy(), combine=_hull).collect()
+        candidates = pl.concat([_split(candidates), *_chained(delta, known, program)])
+        delta = _not_dominated(_minimal(candidates), known)
+        if delta.height == 0:
+            break
+        known = pl.concat([_not_dominated(known, delta), delta])  # what a new interval lies inside goes
+    else:  # unreachable: each round adds intervals of item times, which are finite
+        raise RuntimeError("derived intervals: the rules did not reach a fixpoint")
+    found = known.filter(pl.col(S) < _SHIFT // 2 - 1)  # a fact of the background alone is no event
+    for column, rank in ((START, S), (END, E)):
+        found = found.join(times.rename({"rank": rank, TS: column}), on=rank)
+    names = ids.select(pl.col("id"), pl.col("term"))
+    for column, name in zip(KEY, ("subject", "predicate", "object")):
+        found = found.join(names.rename({"id": column, "term": name}), on=column, how="inner")
+    derived = found.select(occurrences.columns).cast(occurrences.schema) \
+        .join(occurrences, on=occurrences.columns, how="anti")  # an item is there once per arrival already
+    return pl.concat([occurrences, derived])
+
+
+def _without_transitive(program):
+    """The program less its transitive properties (``_chained`` applies them), kept on it."""
+    if "_without_transitive" not in program.__dict__:
+        program.__dict__["_without_transitive"] = replace(program, transitive=program.transitive.clear())
+    return program.__dict__["_without_transitive"]
+
+
+def _chained(delta: pl.DataFrame, known: pl.DataFrame, program) -> list[pl.DataFrame]:
+    """prp-trp (and eq-trans) over intervals: (a p b) and (b p c) give (a p c), with a
+    premise in Δ. The rule engine's join pairs an interval with every interval of the other
+    premise's fact; two of them suffice. The other fact's intervals form a chain (ends grow
+    with starts): of those starting before the interval's start, the latest gives the
+    shortest hull, and of those starting at or after it, the first; every other hull holds
+    one of these two."""
+    transitive = program.transitive.select("p")
+    d = delta.join(transitive, on="p", how="semi")
+    if d.height == 0:
+        return []
+    mine = known.join(transitive, on="p", how="semi")
+    facts = mine.select(KEY).unique()
+    partners = mine.select(pl.col("s").alias("$ps"), "p", pl.col("o").alias("$po"), pl.col(S).alias("$s2"),
+                           pl.col(E).alias("$e2")).sort("$s2")
+    # Δ then known: (a p b) in Δ, (b p c) known; known then Δ: (a p b) known, (b p c) in Δ
+    after = d.join(facts, left_on=["p", "o"], right_on=["p", "s"], suffix="_r").select(
+        "s", "p", pl.col("o_r").alias("o"), pl.col("o").alias("$ps"), pl.col("o_r").alias("$po"), S, E)
+    before = d.join(facts, left_on=["p", "s"], right_on=["p", "o"], suffix="_r").select(
+        pl.col("s_r").alias("s"), "p", "o", pl.col("s_r").alias("$ps"), pl.col("s").alias("$po"), S, E)
+    pairs = pl.concat([after, before]).filter(~((pl.col("p") == program.same_as_id) & (pl.col("s") == pl.col("o"))))
+    pairs = pairs.sort(S)
+    found = []
+    for strategy in ("backward", "forward"):
+        joined = pairs.join_asof(partners, left_on=S, right_on="$s2", by=["$ps", "p", "$po"], strategy=strategy,
+                                 check_sortedness=False)  # sorted above, by start within every group
+        found.append(joined.filter(pl.col("$s2").is_not_null()).select(
+            *KEY, pl.min_horizontal(S, "$s2").alias(S), pl.max_horizontal(E, "$e2").alias(E)))
+    return found
+
+
+def _split(facts: pl.DataFrame) -> pl.DataFrame:
+    return facts.select(*KEY, (pl.col("origin") // _SHIFT).alias(S), (pl.col("origin") % _SHIFT).alias(E))
+
+
+def _joined(intervals: pl.DataFrame) -> pl.DataFrame:
+    return intervals.select(*KEY, (pl.col(S) * _SHIFT + pl.col(E)).alias("origin"), pl.lit(EXPLICIT).alias("rule")
+                            ).cast(FACT_FRAME_SCHEMA)
+
+
+def _minimal(intervals: pl.DataFrame) -> pl.DataFrame:
+    """Each fact's intervals that hold none of its others: by start from the latest, an
+    interval is kept where it ends before every one starting later (or as late, ending sooner)."""
+    soonest = intervals.group_by(*KEY, S).agg(pl.col(E).min())  # of those starting together, the first to end
+    ordered = soonest.sort([*KEY, S], descending=[False, False, False, True])
+    sooner = pl.col(E).cum_min().shift(1).over(KEY)
+    return ordered.filter(sooner.is_null() | (pl.col(E) < sooner))
+
+
+def _not_dominated(intervals: pl.DataFrame, by: pl.DataFrame) -> pl.DataFrame:
+    """``intervals`` less those holding (or equal to) an interval of ``by`` for the same fact.
+    ``by`` holds no interval of a fact inside another, so its intervals' ends grow with their
+    starts: the first of them starting at or after an interval's start ends soonest."""
+    against = by.select(*KEY, pl.col(S).alias("$bs"), pl.col(E).alias("$be")).sort("$bs")
+    joined = intervals.sort(S).join_asof(against, left_on=S, right_on="$bs", by=KEY, strategy="forward",
+                                                check_sortedness=False)  # sorted above, by S within every group
+    return joined.filter(pl.col("$be").is_null() | (pl.col("$be") > pl.col(E))).select(*KEY, S, E)
