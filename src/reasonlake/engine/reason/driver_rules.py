@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.compile.join_groups import JoinGroup
 from reasonlake.engine.store.schemas import EXPLICIT, FACT_FRAME_SCHEMA, KEY
@@ -368,8 +369,6 @@ def fixpoint(program: VectorProgram, known, seed: pl.DataFrame, max_facts: int |
     """The semi-naive fixpoint of ``seed`` (s, p, o, origin, rule) over ``known``, the
     materialization (one row per fact): a frame, or ``PanedFacts``, whose look-ups by
     subject and object go through its index. Raises TooLarge past ``max_facts`` facts."""
-    from reasonlake.engine.reason.paned_facts import PanedFacts
-
     deltas: list[pl.DataFrame] = []
     accumulated = empty()  # the best change per fact so far
     candidates = seed.lazy().select(FACT_SCHEMA.keys()).cast(FACT_SCHEMA)

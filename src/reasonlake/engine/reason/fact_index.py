@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from reasonlake.engine.reason.driver_rules import FACT_SCHEMA
 from reasonlake.engine.reason.sorted_keys import SortedKeys
 from reasonlake.engine.store.schemas import FACT_COLUMNS as COLUMNS
+from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA as FACT_SCHEMA
 from reasonlake.engine.store.schemas import KEY
 
 PANE = "_pane"

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from reasonlake.engine.reason.driver_rules import FACT_SCHEMA as SCHEMA
 from reasonlake.engine.reason.fact_index import PANE, FactIndex
 from reasonlake.engine.store.schemas import FACT_COLUMNS as COLUMNS
+from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA as SCHEMA
 from reasonlake.engine.store.schemas import KEY
 
 
