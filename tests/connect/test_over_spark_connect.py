@@ -241,3 +241,23 @@ def test_an_rspql_query_through_the_server_answers_as_the_thesis_oracle(server_h
         rows = _cli(root, "sql", f"SELECT close, subject FROM {name} ORDER BY close", "--format", "csv").stdout
         assert rows.splitlines()[1:] == [f"1970-01-01T01:00:00.000Z,<{thesis.EX}b>",
                                          f"1970-01-01T01:20:00.000Z,<{thesis.EX}c>"], (name, rows)
+
+
+@pytest.mark.minutes(3)
+def test_an_event_query_over_derived_facts_through_the_server(server_home, tmp_path):
+    """An EP-SPARQL query reading a fact the ontology derives (decision 0074, "Derived
+    intervals") through the home's server, its view read here and by Spark over Connect:
+    ``:a :follows :c`` from 10 s to 12 s both times."""
+    from tests.cli.helpers import jsonl, simple_view
+    from tests.query.test_derived_event_intervals import FOLLOWS_ITEMS, FOLLOWS_QUERY
+    from tests.rspql.test_event_patterns import EX, TBOX
+
+    root, _ = server_home
+    _cli(root, "init")
+    _cli(root, "view", "create", str(simple_view(tmp_path, name="follows", stream="people", width="1m", slide="30s",
+                                                 tbox=TBOX)))
+    _cli(root, "ingest", "people", str(jsonl(tmp_path / "people.jsonl", FOLLOWS_ITEMS)))
+    _cli(root, "slide", "follows", "--until", "60000")
+    for env in ({}, {"REASONLAKE_DRIVER_READ_MB": "0"}):
+        rows = _cli(root, "query", "follows", FOLLOWS_QUERY, "--format", "csv", env=env).stdout.splitlines()
+        assert rows[1:] == [f"{EX}b,PT0S", f"{EX}c,PT2S"], (env, rows)

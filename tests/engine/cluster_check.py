@@ -50,6 +50,7 @@ def check(master: str, work: Path) -> list[str]:
                 print(f"{backend} close {close} checked", flush=True)
     problems += check_ingest(lake.spark, work)
     problems += check_event_patterns(lake.spark, work)
+    problems += check_derived_intervals(lake.spark, work)
     executors = lake.spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
     if master.startswith("local-cluster") and executors < 1:
         problems.append(f"no executor JVM registered under {master}")
@@ -116,6 +117,33 @@ def check_event_patterns(spark, work: Path) -> list[str]:
         del os.environ["REASONLAKE_DRIVER_READ_MB"]
     print(f"event patterns checked: {len(problems)} problems", flush=True)
     return problems
+
+
+def check_derived_intervals(spark, work: Path) -> list[str]:
+    """An EP-SPARQL query reading a fact the ontology derives, its view read by Spark (the
+    executors' JVMs) and the fact derived over the items collected: ``:a :follows :c`` from
+    10 s to 12 s."""
+    from reasonlake.api import Lakehouse
+    from tests.cli.helpers import jsonl, simple_view
+    from tests.query.test_derived_event_intervals import FOLLOWS_ITEMS, FOLLOWS_QUERY
+    from tests.rspql.test_event_patterns import EX, TBOX
+
+    here = work / "intervals"
+    here.mkdir(parents=True, exist_ok=True)
+    os.environ["REASONLAKE_DRIVER_READ_MB"] = "0"
+    try:
+        lake = Lakehouse(str(here / "lake"), spark=spark)
+        lake.init()
+        lake.create_views([simple_view(here, name="follows", stream="people", width="1m", slide="30s", tbox=TBOX)])
+        lake.ingest("people", [str(jsonl(here / "people.jsonl", FOLLOWS_ITEMS))])
+        lake.slide("follows", until=60_000)
+        found = sorted(lake.query("follows", FOLLOWS_QUERY).frame.iter_rows())
+    finally:
+        del os.environ["REASONLAKE_DRIVER_READ_MB"]
+    duration = "<http://www.w3.org/2001/XMLSchema#dayTimeDuration>"
+    expected = [(f"<{EX}b>", f'"PT0S"^^{duration}'), (f"<{EX}c>", f'"PT2S"^^{duration}')]
+    print(f"derived intervals checked: {found}", flush=True)
+    return [] if found == expected else [f"derived intervals: {found}, not {expected}"]
 
 
 if __name__ == "__main__":

@@ -24,6 +24,11 @@ from tests.query.test_matches_rdflib import _seed
 from tests.rspql.so_far import Tbox, closure_agrees_with_owlrl, minimal_intervals
 from tests.rspql.test_event_patterns import EX, TBOX
 
+# the README's example: two follows links, and the one a transitive property derives from
+# them from 10 s to 12 s (the connect and local-cluster checks ask it)
+FOLLOWS_ITEMS = [(f"<{EX}a>", f"<{EX}follows>", f"<{EX}b>", 10_000), (f"<{EX}b>", f"<{EX}follows>", f"<{EX}c>", 12_000)]
+FOLLOWS_QUERY = (f"PREFIX : <{EX}> SELECT ?y (getDURATION() AS ?d) WHERE {{ :a :follows ?y }} "
+                 "EQUALS { :a :follows ?y } ORDER BY ?y")
 WIDTH, SLIDE = 4000, 1000
 CLOSES = range(4000, 12000, 1000)
 PEOPLE, SHOPS = ["u1", "u2", "u3", "u4"], ["s1", "s2"]
