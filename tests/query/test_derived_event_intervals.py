@@ -17,6 +17,8 @@ import pytest
 from rdflib import RDF, Graph, URIRef
 
 from reasonlake.api import Lakehouse
+from reasonlake.query.answer import read_patterns
+from reasonlake.query.bound import Bound, QueryBoundError
 from tests.cli.helpers import jsonl, simple_view
 from tests.query.backends import view_triples
 from tests.query.test_event_operators import PREFIXES, XSD, _answers
@@ -144,6 +146,11 @@ def test_event_queries_match_derived_facts_over_their_minimal_intervals(spark, c
         drawn = [_Drawn(rng) for _ in range(6)]
         for backend in ["driver", "spark"] if n == 4 else ["driver"]:  # Spark once, past the first expiries
             triples = view_triples(home, "v", close, backend, monkeypatch)
+            if backend == "spark":  # the items collected to derive from stay within the query's bound
+                with pytest.raises(QueryBoundError, match="the window's items the ontology derives events from: "
+                                                          "more than 3 rows"):
+                    triples.answer(PREFIXES + "SELECT * WHERE { ?c :follows ?y } EQUALS { ?c :follows ?y }",
+                                   Bound(3, 2048))
             for query in drawn:
                 expected, spans = query.brute_force(occurrences)
                 found = _answers(triples, query.text())
@@ -208,3 +215,15 @@ def test_derived_intervals_are_the_minimal_spans_whose_items_entail_the_fact(pro
         joined += sum(1 for _, p, o, *_ in expected if p == f"<{EX}followsFanOf>" or o == f"<{EX}Regular>")
     # intervals longer than an instant, and (under owl2rl) facts of the join groups, must be there
     assert spanned >= 10 and (joined >= 5 or profile == "rdfs-plus"), (spanned, joined)
+
+
+def test_the_patterns_an_event_query_reads_include_those_of_its_exists():
+    """Which patterns decide whether facts are derived: a pattern inside FILTER (NOT) EXISTS
+    reads the occurrences too (its algebra keeps the parse tree, not a BGP)."""
+    from reasonlake.query import events, parse
+
+    text, timed = events.translate(PREFIXES + "SELECT ?c WHERE { ?c :likes ?x } SEQ { ?c :visits ?y "
+                                              "FILTER EXISTS { ?c :follows ?d ; a :Person } }")
+    follows, person = f"<{EX}follows>", f"<{EX}Person>"
+    found = read_patterns(parse.algebra(text).algebra)
+    assert timed and (("c",), follows, ("d",)) in found and (("c",), RDF.type.n3(), person) in found, found

@@ -71,9 +71,14 @@ class ViewTriples:
         from reasonlake.engine.store.session import settings_for_a_while
         from reasonlake.query import run
 
+        from reasonlake.query import bound as query_bound
+
+        within = bound or query_bound.configured()
+
         def answered():  # read as a set (``_read``)
-            return run(self.frame, text, self.frames, distinct=True, bound=bound,
-                       occurrences=self.events if self._occurrences is not None else None)
+            return run(self.frame, text, self.frames, distinct=True, bound=within,
+                       occurrences=(lambda patterns: self.events(patterns, within))
+                       if self._occurrences is not None else None)
 
         if self.frames is None:
             return answered()
@@ -88,11 +93,12 @@ class ViewTriples:
             self._read_occurrences = self._occurrences(self.frames is None)
         return self._read_occurrences
 
-    def events(self, patterns: list[tuple]):
+    def events(self, patterns: list[tuple], bound):
         """What an EP-SPARQL query's ``patterns`` match: the occurrences, and the facts the
         view's rules derive from them over each minimal interval (``derived_events``) where
         the rules can derive what a pattern reads; derived once, on the driver (the window's
-        items are collected there, as a MATCH collects them)."""
+        items are collected there, as a MATCH collects them: no more rows than the query's
+        ``bound`` allows, so a window too large for the driver stops the query, not the process)."""
         from reasonlake.engine.rspql import derived_events
 
         compiled = self._rules() if self._rules is not None else None
@@ -100,8 +106,12 @@ class ViewTriples:
             return self.occurrences()
         if self._events is None:
             found = self.occurrences()
-            items = found if isinstance(found, pl.DataFrame) else pl.from_arrow(found.toArrow())
+            items = found if isinstance(found, pl.DataFrame) else pl.from_arrow(found.limit(bound.rows + 1).toArrow())
+            what = "the window's items the ontology derives events from"
+            if items.height > bound.rows:  # from Spark, one more row than the bound says it is passed
+                raise bound.rows_past(what, items.height if items is found else f"more than {bound.rows:,}")
             events = derived_events.with_intervals(items, compiled.tables, compiled.terms)
+            bound.check(f"{what}, with those it derives", events.height)
             if self.frames is not None:
                 from reasonlake.engine.arrow_bridge import to_spark
 

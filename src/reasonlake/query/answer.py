@@ -98,26 +98,25 @@ def _template_variables(template) -> list[str]:
 
 
 def read_patterns(root) -> list[tuple]:
-    """The triple patterns of a query's algebra: a constant in N-Triples, a variable, blank
-    node or path as a 1-tuple (whatever it may match)."""
-    from rdflib import BNode, Variable
+    """The triple patterns of a query's algebra, those of its (NOT) EXISTS too
+    (``terms.pattern_term``; a path as a 1-tuple: it may match anything)."""
+    from rdflib.plugins.sparql.algebra import traverse
     from rdflib.plugins.sparql.parserutils import CompValue
 
     def term(t):
-        if isinstance(t, (Variable, BNode)):
-            return (str(t),)
         try:
-            return T.constant(t)
+            return T.pattern_term(t)
         except TypeError:  # a path
             return (str(t),)
 
-    found, todo = [], [root]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, CompValue):
-            if node.name == "BGP":
-                found += [tuple(term(t) for t in triple) for triple in node.triples]
-            todo += list(node.values())
-        elif isinstance(node, (list, tuple)):
-            todo += list(node)
+    found = []
+
+    def visit(node):
+        if isinstance(node, CompValue) and node.name == "BGP":
+            found.extend(tuple(term(t) for t in triple) for triple in node.triples)
+        elif isinstance(node, CompValue) and node.name == "TriplesBlock":  # (NOT) EXISTS keeps its parse tree
+            flat = [t for triples in node.triples for t in triples]
+            found.extend(tuple(term(t) for t in flat[i:i + 3]) for i in range(0, len(flat) - 2, 3))
+
+    traverse(root, visitPost=visit)
     return found

@@ -326,3 +326,15 @@ def constant(term) -> str:
     if isinstance(term, BNode):
         return f"_:{term}"
     raise TypeError(f"not an RDF term: {term!r}")
+
+
+def pattern_term(term) -> str | tuple[str]:
+    """A triple pattern's term: a constant in N-Triples, a variable as the 1-tuple of its name,
+    a blank node as a hidden variable (``$b<id>``); TypeError for what is neither (a path)."""
+    from rdflib import BNode, Variable
+
+    if isinstance(term, Variable):
+        return (str(term),)
+    if isinstance(term, BNode):
+        return (f"$b{term}",)
+    return constant(term)

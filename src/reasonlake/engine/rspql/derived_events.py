@@ -40,6 +40,7 @@ from reasonlake.plan.windows import NEVER
 from reasonlake.query.solutions import END, START
 
 TS, ITEM = "$ts", "$item"
+TERMS = ("subject", "predicate", "object")
 _TIMED = [*KEY, "origin"]  # a fact at one time: the key of what a round keeps
 _ROUNDS = 10_000  # a guard: the (fact, time) pairs are finite, so the rounds end long before
 
@@ -62,12 +63,17 @@ def can_match(tables: ProgramTables, patterns: Iterable[tuple]) -> bool:
     return False
 
 
+def _kept_on(program, name: str, make):
+    """``make(program)``, kept on the program (compiled once per view), not made again at
+    each evaluation."""
+    if name not in program.__dict__:
+        program.__dict__[name] = make(program)
+    return program.__dict__[name]
+
+
 def _heads(program) -> set[tuple[int, int | None]] | None:
-    """What the rules' heads can be: (predicate, object, or None for any); None: anything.
-    Kept on the program (compiled once per view), not walked again at each evaluation."""
-    if "_heads" not in program.__dict__:
-        program.__dict__["_heads"] = _walked_heads(program)
-    return program.__dict__["_heads"]
+    """What the rules' heads can be: (predicate, object, or None for any); None: anything."""
+    return _kept_on(program, "_heads", _walked_heads)
 
 
 def _walked_heads(program) -> set[tuple[int, int | None]] | None:
@@ -91,28 +97,36 @@ def with_derived(items: pl.DataFrame, tables: ProgramTables, terms: Iterable[str
     which a derived fact may hold."""
     if items.height == 0:
         return items
-    ids = driver_term_ids(pl.concat([items.get_column(c) for c in ("subject", "predicate", "object")]
-                                    + [pl.Series(list(terms), dtype=pl.String)]))
+    ids = _term_ids(items, terms)
     seed = _encoded(items.with_columns((-pl.col(TS)).alias("origin")), ids)  # minus the time: the newest wins
     found = _timed_fixpoint(vector_program(tables), seed, tables.driver_background)
     derived = found.filter(pl.col("origin") != NEVER).join(seed, on=_TIMED, how="anti")
     if derived.height == 0:
         return items
-    names = ids.select(pl.col("id"), pl.col("term"))
-    decoded = derived.select(*KEY, (-pl.col("origin")).alias(TS))
-    for column, name in zip(KEY, ("subject", "predicate", "object")):
-        decoded = decoded.join(names.rename({"id": column, "term": name}), on=column, how="inner")
+    decoded = _named(derived.select(*KEY, (-pl.col("origin")).alias(TS)), ids)
     keys = items.select(TS, ITEM).unique()
     rows = decoded.join(keys, on=TS, how="inner").select(items.columns)
     return pl.concat([items, rows.cast(items.schema)]).unique()
 
 
+def _term_ids(items: pl.DataFrame, terms: Iterable[str]) -> pl.DataFrame:
+    """The ids (``id``, ``term``) of the items' terms and the rules' constants."""
+    return driver_term_ids(pl.concat([items.get_column(c) for c in TERMS] + [pl.Series(list(terms), dtype=pl.String)]))
+
+
 def _encoded(items: pl.DataFrame, ids: pl.DataFrame) -> pl.DataFrame:
     """The items (subject, predicate, object, origin) as facts: term ids."""
-    frame = items.select("subject", "predicate", "object", "origin")
-    for name, column in zip(("subject", "predicate", "object"), KEY):
+    frame = items.select(*TERMS, "origin")
+    for name, column in zip(TERMS, KEY):
         frame = frame.join(ids.rename({"term": name, "id": column}), on=name, how="inner")
     return frame.select(*KEY, "origin", pl.lit(EXPLICIT).alias("rule")).cast(FACT_FRAME_SCHEMA).unique(_TIMED)
+
+
+def _named(facts: pl.DataFrame, ids: pl.DataFrame) -> pl.DataFrame:
+    """``facts`` with the terms their ids name (subject, predicate, object): ``_encoded`` undone."""
+    for column, name in zip(KEY, TERMS):
+        facts = facts.join(ids.select(pl.col("id").alias(column), pl.col("term").alias(name)), on=column, how="inner")
+    return facts
 
 
 def _timed_fixpoint(program, seed: pl.DataFrame, background: pl.DataFrame | None) -> pl.DataFrame:
@@ -158,9 +172,8 @@ def with_intervals(occurrences: pl.DataFrame, tables: ProgramTables, terms: Iter
     module's doc); ``terms``: the rules' constants, which a derived fact may hold."""
     if occurrences.height == 0:
         return occurrences
-    items = occurrences.select("subject", "predicate", "object", pl.col(START).alias(TS))
-    ids = driver_term_ids(pl.concat([items.get_column(c) for c in ("subject", "predicate", "object")]
-                                    + [pl.Series(list(terms), dtype=pl.String)]))
+    items = occurrences.select(*TERMS, pl.col(START).alias(TS))
+    ids = _term_ids(items, terms)
     times = items.select(pl.col(TS).unique().sort()).with_row_index("rank", offset=1) \
         .with_columns(pl.col("rank").cast(pl.Int64))
     ranked = items.join(times, on=TS).with_columns((pl.col("rank") * _SHIFT + pl.col("rank")).alias("origin"))
@@ -183,19 +196,14 @@ def with_intervals(occurrences: pl.DataFrame, tables: ProgramTables, terms: Iter
     found = known.filter(pl.col(S) < _SHIFT // 2 - 1)  # a fact of the background alone is no event
     for column, rank in ((START, S), (END, E)):
         found = found.join(times.rename({"rank": rank, TS: column}), on=rank)
-    names = ids.select(pl.col("id"), pl.col("term"))
-    for column, name in zip(KEY, ("subject", "predicate", "object")):
-        found = found.join(names.rename({"id": column, "term": name}), on=column, how="inner")
-    derived = found.select(occurrences.columns).cast(occurrences.schema) \
+    derived = _named(found, ids).select(occurrences.columns).cast(occurrences.schema) \
         .join(occurrences, on=occurrences.columns, how="anti")  # an item is there once per arrival already
     return pl.concat([occurrences, derived])
 
 
 def _without_transitive(program):
-    """The program less its transitive properties (``_chained`` applies them), kept on it."""
-    if "_without_transitive" not in program.__dict__:
-        program.__dict__["_without_transitive"] = replace(program, transitive=program.transitive.clear())
-    return program.__dict__["_without_transitive"]
+    """The program less its transitive properties (``_chained`` applies them)."""
+    return _kept_on(program, "_without_transitive", lambda p: replace(p, transitive=p.transitive.clear()))
 
 
 def _chained(delta: pl.DataFrame, known: pl.DataFrame, program) -> list[pl.DataFrame]:

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import polars as pl
-from rdflib import BNode, Variable
 
 from reasonlake.declare.rsep import Event, EventPattern, First, Last, Match, Seq, events_of
 from reasonlake.errors import SparqlError
-from reasonlake.query.terms import constant
+from reasonlake.query.terms import pattern_term
 
 CTX, BOUND, START, END, ITEMS = "$ctx", "$bound", "$start", "$end", "$items"
 _LATER, _E1, _S1, _I1 = "$later", "$e1", "$s1", "$i1"
@@ -179,12 +178,8 @@ def _parsed(event: Event, prefix_items: tuple[tuple[str, str], ...]) -> tuple[tu
                           "graph pattern, Definition 6.6); put a FILTER or OPTIONAL outside the MATCH")
 
     def term(t):
-        if isinstance(t, Variable):
-            return (str(t),)
-        if isinstance(t, BNode):
-            return (f"$b{t}",)
         try:
-            return constant(t)
+            return pattern_term(t)
         except TypeError:
             raise SparqlError(f"EVENT {event.window} {{ {event.pattern} }}: a property path is not an event's "
                               "pattern (an item's triples are matched as they are)") from None
