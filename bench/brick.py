@@ -59,7 +59,7 @@ sys.path[:0] = [str(REPO), str(HERE)]
 
 from imars import checksum
 
-from reasonlake.engine import timing
+from reasonlake.engine.process import timing
 from reasonlake.engine.store import file_list
 from tests.brick import reference as ref
 
@@ -129,7 +129,7 @@ class SlideResult:
         return [wall - w for wall, w in zip(self.slide_wall, self.writes)]
 
 
-# The steps of a close that are Delta commits (engine/slide.py names them).
+# The steps of a close that are Delta commits (engine/jobs/slide.py names them).
 WRITE_STEPS = ("drop expired", "record violations", "publish", "file list: wait", "record close")
 
 

@@ -188,7 +188,7 @@ def checksum(lake, view: str):
     """(rows, order-free hash sum) of what a view shows at its latest published close."""
     from pyspark.sql import functions as F
 
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     row = read.facts(lake.home, view).agg(
         F.count("*").alias("n"),

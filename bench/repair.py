@@ -94,7 +94,7 @@ def main(argv=None) -> int:
         args.items, args.slides = 10_000, 2
 
     from reasonlake.api import Lakehouse
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     work = Path(args.work)
     shutil.rmtree(work, ignore_errors=True)

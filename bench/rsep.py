@@ -1,4 +1,4 @@
-"""RSEP-QL's MATCH evaluator (``engine/rspql/matching.py``) on windows of growing size, beside
+"""RSEP-QL's MATCH evaluator (``engine/jobs/rspql/matching.py``) on windows of growing size, beside
 an evaluator that enumerates the thesis's definitions (``tests/rspql/events.py``, the test
 oracle: one rdflib query per item and basic event pattern, Python sets of event mappings).
 
@@ -10,7 +10,7 @@ The patterns:
     first like             FIRST EVENT :w { ?x :likes ?shop }
 
 under the unrestricted, chronological and recent selection policies; and the *derived
-events* of a window under an ontology (``engine/rspql/derived_events.py``: each fact at the
+events* of a window under an ontology (``engine/reason/derived_events.py``: each fact at the
 time of each of its derivations' newest premise), beside the test oracle's so-far closure
 (``tests/rspql/so_far.py``), over items that say who likes a shop and who follows whom in
 groups of ten (``:likes rdfs:domain :Fan``, ``:Fan rdfs:subClassOf :Person``, ``:follows``
@@ -41,7 +41,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "src")]
 from rdflib import URIRef  # noqa: E402
 
 from reasonlake.declare import rsep  # noqa: E402
-from reasonlake.engine.rspql import matching  # noqa: E402
+from reasonlake.engine.jobs.rspql import matching  # noqa: E402
 
 EX = "http://example.org/"
 WINDOW = f"<{EX}w>"
@@ -124,7 +124,7 @@ def ours_derived(stream: list) -> tuple[float, set]:
 
     from reasonlake.compile.program import compile_program
     from reasonlake.engine.reason.program_tables import encode_program
-    from reasonlake.engine.rspql import derived_events
+    from reasonlake.engine.reason import derived_events
 
     tbox = frozenset(tuple(t.n3() for t in triple) for triple in Graph().parse(data=TBOX, format="turtle"))
     program = compile_program(tbox, "rdfs-plus")
@@ -156,7 +156,7 @@ def ours_intervals(stream: list) -> tuple[float, set]:
 
     from reasonlake.compile.program import compile_program
     from reasonlake.engine.reason.program_tables import encode_program
-    from reasonlake.engine.rspql import derived_events
+    from reasonlake.engine.reason import derived_events
 
     tbox = frozenset(tuple(t.n3() for t in triple) for triple in Graph().parse(data=TBOX, format="turtle"))
     program = compile_program(tbox, "rdfs-plus")

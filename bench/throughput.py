@@ -148,7 +148,7 @@ def run_one(profile: str, n: int, closes: int, work: Path, seed: int, *, fingerp
     ``fingerprint``: also the view's rows at the last close (how many, and a hash of their
     decoded subject, predicate, object and origin, which any backend gives alike)."""
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
-    from reasonlake.engine import timing
+    from reasonlake.engine.process import timing
 
     lake = new_home(work, profile, "files")
     sc = lake.spark.sparkContext
@@ -204,7 +204,7 @@ def run_runner(profile: str, n: int, closes: int, work: Path, seed: int) -> dict
     import threading
 
     os.environ.setdefault("REASONLAKE_DRIVER_MEMORY", "8g")
-    from reasonlake.engine import runner
+    from reasonlake.engine.jobs import runner
 
     lake = new_home(work, profile, "staging")
     source = work / "incoming"

@@ -51,15 +51,15 @@ V_SPARK = f"{VIEWS}::test_spark_path_owl2rl_equals_owlrl_and_flags_violations"
 REPAIR = "tests/engine/test_repair_matches_definition7.py"
 R_DRIVER = f"{REPAIR}::test_newest_wins_equals_window_repair_and_owlrl_closure[driver]"
 IMARS = "tests/cli/test_imars_example.py"
-RULES = "tests/engine/test_owl2rl_rules.py"
+RULES = "tests/engine/reason/test_owl2rl_rules.py"
 CHANGES = "tests/cli/test_changes.py"
 PANE_FORMULA = "tests/declare/test_windows_and_times.py::test_the_expiration_pane_is_one_formula_in_every_engine"
-PANED = "tests/engine/test_paned_facts.py"
-TERM_IDS = "tests/engine/test_term_ids.py"
+PANED = "tests/engine/reason/test_paned_facts.py"
+TERM_IDS = "tests/engine/store/test_term_ids.py"
 SPARQL = "tests/query/test_matches_rdflib.py"
 SPARQL_VIEWS = "tests/query/test_views_both_backends.py"
 SPARQL_CARRIED = "tests/query/test_registered_queries_carried.py"
-SPARQL_SPARK = "tests/query/test_spark_backend.py"
+SPARQL_SPARK = "tests/query/dialects/test_spark_backend.py"
 ORDERED_SPARK = f"{SPARQL_SPARK}::test_ordered_and_sliced_queries_give_the_drivers_rows_in_its_order"
 RESULTS = "tests/query/test_results_and_errors.py"
 PUSHED = "tests/query/test_filter_pushed_down.py"
@@ -67,12 +67,12 @@ NAMED_GRAPHS = "tests/query/test_named_graphs.py"
 OVER_OPTIONAL = "tests/query/test_filter_over_optional.py"
 SEEDED = "tests/query/test_optional_side_seeded.py"
 OUTER = "tests/query/test_optional_as_outer_join.py"
-HELD = "tests/query/test_spark_held_counts.py"
-CONDITIONS = "tests/query/test_spark_conditions.py"
-COUNTED = "tests/query/test_spark_counted_groups.py"
+HELD = "tests/query/dialects/test_spark_held_counts.py"
+CONDITIONS = "tests/query/dialects/test_spark_conditions.py"
+COUNTED = "tests/query/dialects/test_spark_counted_groups.py"
 EVENTS = "tests/query/test_event_operators.py"
 STREAMS = "tests/query/test_registered_queries.py::test_istream_and_dstream_are_the_differences_of_consecutive_rstreams"
-READABLE = "tests/engine/test_readable_copy.py"
+READABLE = "tests/engine/store/test_readable_copy.py"
 RSPQL = "tests/rspql/test_registered_rspql.py"
 RSPQL_GENERATED = "tests/rspql/test_generated_rspql.py"
 RSEP = "tests/rspql/test_event_patterns.py"
@@ -233,7 +233,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "a conflict of three or more times loses its second-oldest member: right on pairs, "
            "wrong on a conflict that needs all three items",
            ("tests/repair/test_preferred.py::test_a_conflict_of_three_times_loses_its_oldest_member_alone", R_DRIVER)),
-    Mutant("repair-loser-kept", "repair", "src/reasonlake/engine/repair_step.py",
+    Mutant("repair-loser-kept", "repair", "src/reasonlake/engine/steps/repair_step.py",
            '.where(F.col("ts") <= F.col("lost_ts"))', '.where(F.col("ts") < F.col("lost_ts"))',
            "only the older copies of a losing item are tombstoned: the loser itself stays in "
            "the window and in the view",
@@ -245,7 +245,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "the driver's ids lose the literal sign bit: a literal ingested gets another id than "
            "the same literal in the ontology, and can stand as a subject",
            (TERM_IDS,)),
-    Mutant("dictionary-objects-not-encoded", "dictionary", "src/reasonlake/engine/ingest.py",
+    Mutant("dictionary-objects-not-encoded", "dictionary", "src/reasonlake/engine/ingest/events.py",
            'driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p", "o")]))',
            'driver_term_ids(pl.concat([items.get_column(x) for x in ("s", "p")]))',
            "ingest encodes subjects and predicates only: a term seen only as an object gets no "
@@ -268,18 +268,18 @@ MUTANTS: tuple[Mutant, ...] = (
            # the rows written); readers filter by origin, so the table's panes tell
            ("tests/cli/test_delta_history.py::test_a_close_is_one_commit_dropping_expired_panes", V_RDFS)),
     # --- change feed (`changes`) ---------------------------------------------------------
-    Mutant("changes-renewal-is-change", "changes", "src/reasonlake/engine/changes.py",
+    Mutant("changes-renewal-is-change", "changes", "src/reasonlake/engine/reads/changes.py",
            'f">= start_ms THEN 0 ELSE 1 END AS fresh', 'f"> start_ms THEN 0 ELSE 1 END AS fresh',
            "a fact still there at the next processed close starts a new stretch: it is listed "
            "as leaving and entering again",
            (CHANGES,)),
-    Mutant("changes-no-deletions", "changes", "src/reasonlake/engine/changes.py",
+    Mutant("changes-no-deletions", "changes", "src/reasonlake/engine/reads/changes.py",
            "FROM stretches WHERE {inside('end_ms')}\")",
            "FROM stretches WHERE {inside('end_ms')} AND FALSE\")",
            "the change feed lists what entered but never what left",
            (CHANGES,)),
     # --- SPARQL (issue 47: a wrong join or a dropped OPTIONAL must fail the rdflib suite) ----
-    Mutant("sparql-join-on-no-key", "sparql", "src/reasonlake/query/polars_frames.py",
+    Mutant("sparql-join-on-no-key", "sparql", "src/reasonlake/query/dialects/polars_frames.py",
            'cross = not on and how == "inner"', 'cross = how == "inner"',
            "every inner join of two patterns is a cross product: solutions that disagree on a "
            "shared variable are answered",
@@ -330,7 +330,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "and EQUALSOPTIONAL keep the wrong side",
            (f"{EVENTS}::test_the_papers_stock_examples", EVENTS), QUERY_SUBSET),
     # --- the driver's dialect (Polars) ---------------------------------------------------
-    Mutant("polars-compatible-right-unbound", "query: driver dialect", "src/reasonlake/query/polars_frames.py",
+    Mutant("polars-compatible-right-unbound", "query: driver dialect", "src/reasonlake/query/dialects/polars_frames.py",
            "tests = [pl.col(a).is_null() | pl.col(b).is_null() | (pl.col(a) == pl.col(b)) for a, b in pairs]",
            "tests = [pl.col(a).is_null() | (pl.col(a) == pl.col(b)) for a, b in pairs]",
            "a solution whose shared variable the right side leaves unbound is taken as "
@@ -342,46 +342,46 @@ MUTANTS: tuple[Mutant, ...] = (
            "kind = (pl.when(term.is_null()).then(0)", "kind = (pl.when(term.is_null()).then(4)",
            "ORDER BY puts unbound values last, where SPARQL puts them first (15.1)",
            (f"{RESULTS}::test_order_by_kinds_then_values", SPARQL, ORDER_UNBOUND), QUERY_SUBSET),
-    Mutant("polars-fixpoint-keeps-duplicates", "query: driver dialect", "src/reasonlake/query/polars_frames.py",
+    Mutant("polars-fixpoint-keeps-duplicates", "query: driver dialect", "src/reasonlake/query/dialects/polars_frames.py",
            'newest = step(newest.lazy()).unique().join(reached.lazy(), on=on, how="anti").collect()',
            'newest = step(newest.lazy()).join(reached.lazy(), on=on, how="anti").collect()',
            "a p+ round keeps a pair it found twice (two paths of the same length): the closure "
            "is no longer a set",
            (f"{HELD}::test_a_closure_is_a_set_on_both_backends", SPARQL), QUERY_SUBSET),
     # --- Spark's dialect -----------------------------------------------------------------
-    Mutant("spark-optional-inner-join", "query: spark dialect", "src/reasonlake/engine/spark_frames.py",
+    Mutant("spark-optional-inner-join", "query: spark dialect", "src/reasonlake/query/dialects/spark_frames.py",
            '"anti": "left_anti", "left": "left_outer"}[how]', '"anti": "left_anti", "left": "inner"}[how]',
            "on Spark an OPTIONAL on bound variables (an outer join) drops the left rows with no "
            "match",
            (f"{OUTER}::test_spark_answers_the_same", SPARQL_SPARK), QUERY_SUBSET),
-    Mutant("spark-fixpoint-forgets-rounds", "query: spark dialect", "src/reasonlake/engine/spark_frames.py",
+    Mutant("spark-fixpoint-forgets-rounds", "query: spark dialect", "src/reasonlake/query/dialects/spark_frames.py",
            "                rounds = [_held(_union(rounds))]", "                rounds = [newest]",
            "on Spark a search of more than 8 rounds keeps only its last round when it holds the "
            "rounds as one: a long chain's early pairs are lost",
            (f"{HELD}::test_a_long_chain_is_closed_on_both_backends", SPARQL_SPARK), QUERY_SUBSET),
-    Mutant("spark-count-distinct-swapped", "query: spark dialect", "src/reasonlake/engine/spark_frames.py",
+    Mutant("spark-count-distinct-swapped", "query: spark dialect", "src/reasonlake/query/dialects/spark_frames.py",
            "made.append((F.countDistinct(value) if distinct else F.count(value)).alias(f\"a{i}\"))",
            "made.append((F.count(value) if distinct else F.countDistinct(value)).alias(f\"a{i}\"))",
            "on Spark a counted group's COUNT(DISTINCT ?v) counts every value and COUNT(?v) each "
            "value once",
            (COUNTED,), QUERY_SUBSET),
-    Mutant("spark-sort-desc-ascends", "query: spark dialect", "src/reasonlake/engine/spark_frames.py",
+    Mutant("spark-sort-desc-ascends", "query: spark dialect", "src/reasonlake/query/dialects/spark_frames.py",
            "(_col(n).desc_nulls_first() if down else _col(n).asc_nulls_first())",
            "(_col(n).asc_nulls_first() if down else _col(n).desc_nulls_first())",
            "on Spark ORDER BY DESC(?x) sorts ascending and ORDER BY ?x descending",
            (ORDERED_SPARK,), QUERY_SUBSET),
-    Mutant("spark-strends-iri-bracket", "query: spark conditions", "src/reasonlake/engine/spark_conditions.py",
+    Mutant("spark-strends-iri-bracket", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
            '"Builtin_STRENDS": term.endswith(text + ">")', '"Builtin_STRENDS": term.endswith(text)',
            "on Spark STRENDS(STR(?iri), \"x\") tests the IRI's text with its closing bracket "
            "against \"x\": no IRI passes",
            (CONDITIONS, PUSHED), QUERY_SUBSET),
-    Mutant("spark-language-tag-mismatch", "query: spark conditions", "src/reasonlake/engine/spark_conditions.py",
+    Mutant("spark-language-tag-mismatch", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
            'compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))',
            'compatible = a.ok & b.ok & (a.language == b.language)',
            "on Spark a string test of a language-tagged literal against a simple string is an "
            "error (17.4.3.1.1 allows it): CONTAINS(\"abc\"@en, \"b\") fails",
            (CONDITIONS,), QUERY_SUBSET),
-    Mutant("spark-constant-first-not-mirrored", "query: spark conditions", "src/reasonlake/engine/spark_conditions.py",
+    Mutant("spark-constant-first-not-mirrored", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
            '_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}', "_MIRRORED = {}",
            "on Spark a comparison written constant first (HAVING (2 < COUNT(?o))) keeps its "
            "operator when the count is put first: the test is reversed",
@@ -419,78 +419,78 @@ MUTANTS: tuple[Mutant, ...] = (
            "GRAPH ?g { P } leaves ?g unbound: the solutions do not say which graph matched",
            (NAMED_GRAPHS,), QUERY_SUBSET),
     # --- RSP-QL queries -------------------------------------------------------------------
-    Mutant("rspql-window-one-slide-late", "rspql: windows", "src/reasonlake/engine/rspql/evaluation.py",
+    Mutant("rspql-window-one-slide-late", "rspql: windows", "src/reasonlake/engine/jobs/rspql/evaluation.py",
            "if r.close <= t]", "if r.close < t]",
            "a window at an evaluation time holds what it held one slide before: the items of its "
            "last pane are not seen until the next close",
            (f"{RSPQL}::test_listing_8_5_registered_answers_as_the_oracle_at_every_evaluation_time", RSPQL_GENERATED),
            ("tests/rspql",)),
-    Mutant("rspql-report-policy-ignored", "rspql: report policies", "src/reasonlake/engine/rspql/advance.py",
+    Mutant("rspql-report-policy-ignored", "rspql: report policies", "src/reasonlake/engine/jobs/rspql/advance.py",
            "        if evaluation.reports(home, decl, t, before):", "        if True:",
            "a window's report strategy (non empty, on change, every) is ignored: the query reports at "
            "every shared close, and IStream and DStream compare with the wrong answer",
            (f"{RSPQL}::test_report_policies_at_the_shared_closes_answer_as_the_oracle",), ("tests/rspql",)),
-    Mutant("rspql-network-downstream-first", "rspql: networks", "src/reasonlake/engine/rspql/advance.py",
+    Mutant("rspql-network-downstream-first", "rspql: networks", "src/reasonlake/engine/jobs/rspql/advance.py",
            "for query in registry.upstream(queries, name):", "for query in reversed(registry.upstream(queries, name)):",
            "a query is evaluated before the queries it reads: its windows close before their items "
            "arrive, which are then late and never seen",
            (f"{RSPQL}::test_the_network_of_listings_8_1_to_8_4_runs_in_dependency_order",), ("tests/rspql",)),
-    Mutant("rsep-consumed-item-matched-again", "rsep: consumption", "src/reasonlake/engine/rspql/consumption.py",
+    Mutant("rsep-consumed-item-matched-again", "rsep: consumption", "src/reasonlake/engine/jobs/rspql/consumption.py",
            "        self.used[(k, t)] = used\n", "        self.used[(k, t)] = []\n",
            "an item a MATCH used under the chronological or recent consumption policy is matched "
            "again at the next evaluation (section 6.5)",
            (f"{RSEP}::test_a_consumed_item_is_not_matched_again", RSEP_GENERATED), ("tests/rspql",)),
-    Mutant("rsep-chronological-picks-last", "rsep: selection", "src/reasonlake/engine/rspql/matching.py",
+    Mutant("rsep-chronological-picks-last", "rsep: selection", "src/reasonlake/engine/jobs/rspql/matching.py",
            "        pairs = pairs.filter(pl.col(START) <= pl.col(END).min().over(CTX)) \\",
            "        pairs = pairs.filter(pl.col(END) >= pl.col(START).max().over(CTX)) \\",
            "SEQ CHRONOLOGICAL selects the last later event with an earlier match, not the first (6.10)",
            (f"{RSEP}::test_a_consumed_item_is_not_matched_again", RSEP_GENERATED), ("tests/rspql",)),
-    Mutant("rsep-seq-bound-inclusive", "rsep: SEQ", "src/reasonlake/engine/rspql/matching.py",
+    Mutant("rsep-seq-bound-inclusive", "rsep: SEQ", "src/reasonlake/engine/jobs/rspql/matching.py",
            "pl.min_horizontal(BOUND, pl.col(START) - 1)", "pl.min_horizontal(BOUND, pl.col(START))",
            "SEQ lets the earlier event share the later one's item: [0, t3] instead of [0, t3 - 1] "
            "(Definition 6.8)", (RSEP_GENERATED,), ("tests/rspql",)),
-    Mutant("rsep-first-is-last", "rsep: FIRST", "src/reasonlake/engine/rspql/matching.py",
+    Mutant("rsep-first-is-last", "rsep: FIRST", "src/reasonlake/engine/jobs/rspql/matching.py",
            "        return frame.filter(pl.col(START) <= pl.col(END).min().over(CTX)), variables",
            "        return frame.filter(pl.col(END) >= pl.col(START).max().over(CTX)), variables",
            "FIRST keeps the last event mappings (Definition 6.7)", (RSEP_GENERATED,), ("tests/rspql",)),
-    Mutant("rsep-derived-at-oldest-premise", "rsep: derived events", "src/reasonlake/engine/rspql/derived_events.py",
+    Mutant("rsep-derived-at-oldest-premise", "rsep: derived events", "src/reasonlake/engine/reason/derived_events.py",
            '(-pl.col(TS)).alias("origin")', 'pl.col(TS).alias("origin")',
            "a derived occurrence ends at its oldest premise, not its newest (Definition 7.5)",
            (RSEP_GENERATED,), ("tests/rspql",)),
-    Mutant("rsep-derived-once-per-fact", "rsep: derived events", "src/reasonlake/engine/rspql/derived_events.py",
+    Mutant("rsep-derived-once-per-fact", "rsep: derived events", "src/reasonlake/engine/reason/derived_events.py",
            "        candidates = derive(program, delta, earliest.lazy()).collect().unique(_TIMED)",
            "        candidates = derive(program, delta, earliest.lazy()).collect().unique(KEY)",
            "a fact derived again by a later item is not a new occurrence (one time per fact)",
            (RSEP_GENERATED,), ("tests/rspql",)),
     Mutant("intervals-end-at-the-soonest-premise", "events: derived intervals",
-           "src/reasonlake/engine/rspql/derived_events.py",
+           "src/reasonlake/engine/reason/derived_events.py",
            "+ pl.max_horizontal([pl.col(c) % _SHIFT for c in columns]))",
            "+ pl.min_horizontal([pl.col(c) % _SHIFT for c in columns]))",
            "a fact a rule joins from several premises ends with the premise that ends first, not "
            "the newest: getDURATION() is too short and SEQ orders it too early",
            (MINIMAL_SPANS,), (INTERVALS,)),
     Mutant("intervals-start-at-the-latest-premise", "events: derived intervals",
-           "src/reasonlake/engine/rspql/derived_events.py",
+           "src/reasonlake/engine/reason/derived_events.py",
            "return (pl.min_horizontal([pl.col(c) // _SHIFT for c in columns]) * _SHIFT",
            "return (pl.max_horizontal([pl.col(c) // _SHIFT for c in columns]) * _SHIFT",
            "a fact a rule joins from several premises starts at its latest premise's start, not "
            "its oldest",
            (MINIMAL_SPANS,), (INTERVALS,)),
     Mutant("intervals-chain-ends-at-the-first-link", "events: derived intervals",
-           "src/reasonlake/engine/rspql/derived_events.py",
+           "src/reasonlake/engine/reason/derived_events.py",
            'pl.min_horizontal(S, "$s2").alias(S), pl.max_horizontal(E, "$e2").alias(E)))',
            'pl.min_horizontal(S, "$s2").alias(S), pl.col(E)))',
            "a transitive property's derived link ends with the link in the delta, not the later "
            "of the two: the issue's 'derived occurrence with the wrong end'",
            (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
     Mutant("intervals-chain-partner-after-only", "events: derived intervals",
-           "src/reasonlake/engine/rspql/derived_events.py",
+           "src/reasonlake/engine/reason/derived_events.py",
            'for strategy in ("backward", "forward"):', 'for strategy in ("forward",):',
            "a transitive link is joined only with the other link's intervals starting after its "
            "own start: the spans that start with the other link are missed",
            (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
     Mutant("intervals-containing-another-kept", "events: derived intervals",
-           "src/reasonlake/engine/rspql/derived_events.py",
+           "src/reasonlake/engine/reason/derived_events.py",
            "return ordered.filter(sooner.is_null() | (pl.col(E) < sooner))",
            "return ordered.filter(sooner.is_null() | (pl.col(E) <= sooner))",
            "a derived fact also occurs over an interval holding a shorter one that ends with it: "
@@ -500,7 +500,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "return self.start if self.landmark else close - self.width",
            "return self.start - self.slide if self.landmark else close - self.width",
            "a landmark window holds the slide before its start (Definition 6.1: (t0, t])",
-           ("tests/engine/test_landmark_view.py",), ("tests/rspql",)),
+           ("tests/engine/jobs/test_landmark_view.py",), ("tests/rspql",)),
     # --- registered queries --------------------------------------------------------------
     Mutant("streams-dstream-is-istream", "query: streams", "src/reasonlake/query/streams.py",
            "    return difference(previous, current)\n", "    return difference(current, previous)\n",

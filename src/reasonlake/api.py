@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from reasonlake import settings
-from reasonlake.declare.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
+from reasonlake.plan.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
 from reasonlake.declare.view import RETAIN_ZERO, load_view, parse_retention  # noqa: F401 (for the CLI)
 from reasonlake.plan.windows import NEVER  # noqa: F401 (for the CLI)
 
@@ -173,7 +173,7 @@ class Lakehouse:
         tables there, kept current by every later close. ``allow_ontologies``: the folders
         (besides each view file's own) view files may take ontology files from; replaces
         the home's list."""
-        from reasonlake.engine.rspql.registry import registered as registered_rspql
+        from reasonlake.engine.store.rspql_registry import registered as registered_rspql
         from reasonlake.engine.store import catalog as names
         from reasonlake.engine.store import settings
 
@@ -186,7 +186,7 @@ class Lakehouse:
             else:  # a home registered before: every name re-pointed at its view's last close
                 names.refresh_all(self.home)
             if names.target(self.home) is not None:
-                from reasonlake.engine.rspql.advance import show_in_catalog
+                from reasonlake.engine.jobs.rspql.advance import show_in_catalog
 
                 for decl in registered_rspql(self.home).values():
                     show_in_catalog(self.home, decl)
@@ -194,7 +194,7 @@ class Lakehouse:
 
     def create_views(self, files, *, rebuild: bool = False) -> list:
         """``views.CreateReport`` per file: created, unchanged, or changed and rebuilt."""
-        from reasonlake.engine.views import check_views, create_view
+        from reasonlake.engine.jobs.views import check_views, create_view
 
         from reasonlake.engine.store import settings
 
@@ -211,7 +211,7 @@ class Lakehouse:
         default the output stream's local name) and, for a CONSTRUCT, the stream of that name.
         ``graphs``: a file per static graph IRI. One ``rspql.advance.Registered``."""
         from reasonlake.declare.rspql_file import load_rspql
-        from reasonlake.engine.rspql.advance import register
+        from reasonlake.engine.jobs.rspql.advance import register
         from reasonlake.engine.store import settings
 
         self.home.require_init()
@@ -221,7 +221,7 @@ class Lakehouse:
 
     def rspql_queries(self) -> dict:
         """The home's RSP-QL queries by name (``declare.rspql_file.RspqlDecl``)."""
-        from reasonlake.engine.rspql.registry import registered
+        from reasonlake.engine.store.rspql_registry import registered
 
         self.home.require_init()
         return registered(self.home)
@@ -230,7 +230,7 @@ class Lakehouse:
         """Bring the RSP-QL query ``name``, and every query it reads, up to ``until`` (default
         now): their windows' views slid, each evaluated at its pending evaluation times. One
         ``rspql.advance.Evaluated`` per evaluation, upstream queries first."""
-        from reasonlake.engine.rspql.advance import advance
+        from reasonlake.engine.jobs.rspql.advance import advance
 
         self.home.require_init()
         with self._writing(f"slide {name}"):
@@ -243,9 +243,9 @@ class Lakehouse:
         A file holding items that a file of its name put in the stream before is refused,
         unless ``only_new_items`` (those are left out: a file whose quarantined rows were
         fixed adds only their items) or ``allow_duplicate`` (all of it goes in again).
-        ``progress(done, total, what)``: called per file (``engine.progress``); one
+        ``progress(done, total, what)``: called per file (``engine.process.progress``); one
         ``ingest.IngestReport`` per file."""
-        from reasonlake.engine.ingest import ingest_paths
+        from reasonlake.engine.ingest.events import ingest_paths
 
         from reasonlake.engine.store.lease import ingest_wait_s
 
@@ -258,7 +258,7 @@ class Lakehouse:
                      allow_duplicate: bool = False):
         """A DataFrame with columns s, p, o (N-Triples terms) and ts (a timestamp, epoch
         milliseconds or a time string), validated and quarantined as JSONL rows are."""
-        from reasonlake.engine.ingest import ingest_frame
+        from reasonlake.engine.ingest.events import ingest_frame
 
         from reasonlake.engine.store.lease import ingest_wait_s
 
@@ -274,7 +274,7 @@ class Lakehouse:
         until the source is drained (``available-now``) or for ever (an interval such as
         ``'30 seconds'``). ``progress(batch_id, report, seconds)``: called after each
         micro-batch (default: a line on stderr when it is a terminal)."""
-        from reasonlake.engine.runner import KafkaSource, run
+        from reasonlake.engine.jobs.runner import KafkaSource, run
 
         self.home.require_init()
         source = source if isinstance(source, KafkaSource) else str(source)
@@ -284,9 +284,9 @@ class Lakehouse:
     def slide(self, view: str, until: int | str | None = None, *, progress=None) -> list:
         """Process the view's closes up to ``until`` (epoch ms or an ISO 8601 time with a zone;
         default: now, which can be many closes for a stream from the past).
-        ``progress(done, total, what)``: called per close (``engine.progress``); one
+        ``progress(done, total, what)``: called per close (``engine.process.progress``); one
         ``state.Published`` per close."""
-        from reasonlake.engine.slide import slide as slide_view
+        from reasonlake.engine.jobs.slide import slide as slide_view
 
         self.home.require_init()
         with self._writing(f"slide {view}"):
@@ -295,8 +295,8 @@ class Lakehouse:
     def rebuild(self, view: str, at: int | None = None, *, rewind: bool = False, progress=None):
         """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
         close before that moves the view back to it, only with ``rewind``.
-        ``progress(done, total, what)``: called per step (``engine.progress``)."""
-        from reasonlake.engine.rebuild import rebuild as rebuild_view
+        ``progress(done, total, what)``: called per step (``engine.process.progress``)."""
+        from reasonlake.engine.jobs.rebuild import rebuild as rebuild_view
 
         self.home.require_init()
         self.home.require_created(view)
@@ -305,14 +305,14 @@ class Lakehouse:
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
-        from reasonlake.engine import read
+        from reasonlake.engine.reads import read
 
         self.home.require_init()
         return read.decoded(self.home, name, close, version)
 
     def export(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as N-Triples lines (an iterator)."""
-        from reasonlake.engine import read
+        from reasonlake.engine.reads import read
 
         self.home.require_init()
         return read.ntriples(self.home, name, close, version)
@@ -327,7 +327,7 @@ class Lakehouse:
         would hold more than ``max_rows`` rows or ``max_mb`` MB at a step (default: the settings
         ``REASONLAKE_QUERY_MAX_ROWS``, ``REASONLAKE_QUERY_MAX_MB``) stops with a
         ``QueryBoundError`` (``query.bound``)."""
-        from reasonlake.engine import query_read
+        from reasonlake.engine.reads import query_read
         from reasonlake.query import bound as query_bound
         from reasonlake.query.parse import algebra
 
@@ -345,8 +345,9 @@ class Lakehouse:
         Every name is registered as a temporary view of the session, at the last published
         close (``sql_tables`` lists them); with ``only_named``, only the names the query
         mentions (a one-shot command: each name costs a Delta log read)."""
-        from reasonlake.engine import read, sql_plan
-        from reasonlake.engine.sql_guard import check_read_only
+        from reasonlake.engine.reads import read
+        from reasonlake.engine.sql import plan as sql_plan
+        from reasonlake.engine.sql.guard import check_read_only
         from reasonlake.engine.store.session import DeferredSession
 
         check_read_only(query, self.home.root)
@@ -378,7 +379,8 @@ class Lakehouse:
                  docs: str | None = None):
         """Run the view's suites (built-in and its own) on a close, by default the last processed
         one (withheld or not); the results are recorded in rl_expectations and returned."""
-        from reasonlake.engine import expectations, read
+        from reasonlake.engine.jobs import expectations
+        from reasonlake.engine.reads import read
         from reasonlake.engine.store import state
 
         self.home.require_init()
@@ -395,7 +397,7 @@ class Lakehouse:
         """The violations live at a close (default: the last processed one), decoded; None
         for a view whose profile has no violation rules (it has no violations table). The
         close is checked as ``export`` checks it, whatever the profile."""
-        from reasonlake.engine import read
+        from reasonlake.engine.reads import read
         from reasonlake.engine.store import retention, state
         from reasonlake.engine.store import violations_table as violations
 
@@ -423,7 +425,7 @@ class Lakehouse:
 
     def explain_removed(self, name: str, triple: str):
         """When and why repair removed a triple: one record per removed item."""
-        from reasonlake.engine import audit
+        from reasonlake.engine.reads import audit
 
         self.home.require_init()
         return audit.removals(self.home, name, triple)
@@ -432,15 +434,15 @@ class Lakehouse:
         """One derivation of a triple in the view at ``close`` (default: the last processed
         close), down to stream items: (root step, close, terms by id); ``derivation.to_json``
         turns it into nested dicts."""
-        from reasonlake.engine.audit import parse_triple
-        from reasonlake.engine import derivation
+        from reasonlake.engine.reads.audit import parse_triple
+        from reasonlake.engine.reads import derivation
 
         self.home.require_init()
         return derivation.why(self.home, name, parse_triple(triple, "--why"), close)
 
     def explain_presence(self, name: str, triple: str):
         """When a fact was last in the view, its origin and rule, and whether it expired."""
-        from reasonlake.engine import audit
+        from reasonlake.engine.reads import audit
 
         self.home.require_init()
         return audit.presence(self.home, name, triple)
@@ -449,7 +451,7 @@ class Lakehouse:
         """What entered (op ``+``) and left (``-``) the view at each close in ``(after, upto]``
         (ISO times or epoch ms; default: the closes since the processed close before the last):
         a DataFrame of close, op, subject, predicate, object, inferred. Renewals are no change."""
-        from reasonlake.engine.changes import changes
+        from reasonlake.engine.reads.changes import changes
 
         self.home.require_init()
         return changes(self.home, name, None if after is None else parse_time(after, what="after"),
@@ -480,8 +482,8 @@ class Lakehouse:
 
     def repair(self, name: str, *, progress=None):
         """Re-check the whole current window and repair it (idempotent); (record|None, removals).
-        ``progress(done, total, what)``: called per step (``engine.progress``)."""
-        from reasonlake.engine.repair_job import repair_job
+        ``progress(done, total, what)``: called per step (``engine.process.progress``)."""
+        from reasonlake.engine.jobs.repair_job import repair_job
 
         self.home.require_init()
         self.home.require_created(name)
@@ -491,7 +493,7 @@ class Lakehouse:
     # -- for the command line: plain rows, no Spark types ---------------------------------
     def change_rows(self, name: str, *, after=None, upto=None):
         """``changes`` as tuples (close ms, op, subject, predicate, object, inferred), in order."""
-        from reasonlake.engine.changes import rows
+        from reasonlake.engine.reads.changes import rows
 
         self.home.require_init()
         return rows(self.home, name, None if after is None else parse_time(after, what="after"),
@@ -500,7 +502,8 @@ class Lakehouse:
     def sql_rows(self, query: str) -> tuple[list[str], list]:
         """``sql`` run: its column names and rows (timestamps as ISO strings in UTC); a
         mistake in the query is one ``SqlError`` naming the tables there are."""
-        from reasonlake.engine import read, sql_rows
+        from reasonlake.engine.reads import read
+        from reasonlake.engine.sql import rows as sql_rows
 
         # a query that names a table there is not: list every name it could have used
         return sql_rows.collect(lambda: self.sql(query, only_named=True), lambda: read.register_sql_views(self.home))
@@ -542,8 +545,8 @@ def check_ingest(stream: str, paths: list[str], ts: int | None, *, allow_duplica
                  only_new_items: bool = False) -> None:
     """Every check of an ingest's arguments that needs no Spark: the flags, the stream name,
     and each local file's name and readability (URIs are read by the executors)."""
-    from reasonlake.engine.ingest import check_flags, check_stream_name
-    from reasonlake.engine.inputs import is_uri, local_files
+    from reasonlake.engine.ingest.events import check_flags, check_stream_name
+    from reasonlake.engine.store.inputs import is_uri, local_files
     from reasonlake.parse.formats import check_readable
 
     check_flags(allow_duplicate, only_new_items)
@@ -555,14 +558,14 @@ def check_ingest(stream: str, paths: list[str], ts: int | None, *, allow_duplica
 
 
 def is_uri(path: str) -> bool:
-    from reasonlake.engine.inputs import is_uri as uri
+    from reasonlake.engine.store.inputs import is_uri as uri
 
     return uri(path)
 
 
 def kafka_source(bootstrap: str, topic: str, starting_offsets: str, options: tuple):
     """A Kafka topic for ``Lakehouse.run`` (the Lakehouse made with ``kafka=True``)."""
-    from reasonlake.engine.runner import KafkaSource
+    from reasonlake.engine.jobs.runner import KafkaSource
 
     return KafkaSource(bootstrap, topic, starting_offsets, options)
 
@@ -575,14 +578,14 @@ def default_retain_ms() -> int:
 
 def parse_triple(text: str, what: str = "--removed") -> tuple[str, str, str]:
     """An N-Triples triple (``<s> <p> <o>``), checked before Spark starts."""
-    from reasonlake.engine.audit import parse_triple as parse
+    from reasonlake.engine.reads.audit import parse_triple as parse
 
     return parse(text, what)
 
 
 def derivation_tree(root, terms) -> dict:
     """``Lakehouse.explain_why``'s derivation as nested dicts."""
-    from reasonlake.engine.derivation import to_json
+    from reasonlake.engine.reads.derivation import to_json
 
     return to_json(root, terms)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from reasonlake.declare.durations import format_time
+from reasonlake.plan.durations import format_time
 from reasonlake.errors import CloseError, UsageError
 
 COUNTS = ("admitted", "expired", "derived")

@@ -1,7 +1,7 @@
 """The CLI's progress bars: an ingest of many files, a slide of many closes, a rebuild or a
 repair can take minutes, and a terminal should show how far they got.
 
-Drawn with tqdm from the engine's ``progress(done, total, what)`` calls (``engine.progress``),
+Drawn with tqdm from the engine's ``progress(done, total, what)`` calls (``engine.process.progress``),
 on stderr, and only when stderr is a terminal and ``--quiet`` was not given: pipes, logs and
 scheduled jobs get exactly the output they got without bars, and stdout never changes. The
 bar is cleared when the command ends, so the terminal keeps only the command's own output;

@@ -53,7 +53,7 @@ SETTINGS = (
             "`view create` names the limit."),
     Setting("REASONLAKE_S3_INSTANCE_ROLE", None, "`1`: the machine's instance role provides the S3 keys."),
     Setting("REASONLAKE_PROFILE", None, "Set: each step of a close prints its time."),
-    Setting("REASONLAKE_CRASH_AFTER", None, "Exit at this fault point (`engine/faults.py`).", tests_only=True),
+    Setting("REASONLAKE_CRASH_AFTER", None, "Exit at this fault point (`engine/process/faults.py`).", tests_only=True),
     Setting("REASONLAKE_FAULT_POINT", None, "Block at this fault point until killed.", tests_only=True),
     Setting("REASONLAKE_FAULT_MARK", None, "File a blocked process writes its fault point to (else stderr).",
             tests_only=True),

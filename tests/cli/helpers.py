@@ -67,7 +67,8 @@ def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
     from collections import Counter
 
     from reasonlake.api import Lakehouse
-    from reasonlake.engine import read, repair_step
+    from reasonlake.engine.reads import read
+    from reasonlake.engine.steps import repair_step
     from reasonlake.engine.store import state, table_log
     from reasonlake.engine.store import violations_table as violations
 

@@ -60,6 +60,6 @@ def test_changes_are_the_difference_of_consecutive_exports(cli, tmp_path, monkey
 
 
 def _ms(text: str) -> int:
-    from reasonlake.declare.durations import parse_time
+    from reasonlake.plan.durations import parse_time
 
     return parse_time(text)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reasonlake.engine import faults
+from reasonlake.engine.process import faults
 from tests.cli.helpers import TYPE, ex, jsonl, simple_view
 
 pytestmark = pytest.mark.slow
@@ -124,7 +124,7 @@ def test_crash_after_each_step_then_rerun(cli, tmp_path):
     found = violations(cli, "crashy")
     assert len(found) == 1 and next(iter(found))[0] == "cax-dw", found
     assert found == violations(cli, "steady")
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     home = _home(cli)
     _same_rows(read.facts(home, "crashy", close=7000), read.facts(home, "steady", close=7000))
@@ -158,7 +158,7 @@ def test_killed_at_fault_points_then_rerun(cli, tmp_path):
     nothing before its publish (expiry and changes in one commit); the fourth too, its rounds
     in the driver over the facts they fetch and its publish written by this process; the
     fifth and the re-run in the driver, which loads what the kills left."""
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
     from reasonlake.engine.store import materialization as mat
     from reasonlake.engine.store import state
 
@@ -200,8 +200,8 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     its tombstones are written, re-run and killed after its repair log is written (the table
     published, the close not recorded yet), re-run to the end: the same table, tombstones,
     repair log and history counts as an uninterrupted view."""
-    from reasonlake.engine import read
-    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.reads import read
+    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.store import state
     from tests.conftest import write
 
@@ -279,7 +279,7 @@ def test_runner_killed_mid_batch_then_restarted(cli, tmp_path, capsys):
     reference("view", "create", str(tmp_path / "r.yaml"))
     reference("ingest", "s", incoming.as_uri())
     reference("slide", "r", "--until", "6500")
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
     from reasonlake.engine.store import state
     from reasonlake.engine.store.home import Home
 
@@ -321,7 +321,7 @@ def test_view_create_crashed_then_rerun_finishes_it(cli, tmp_path):
     definition and before the tables match it (slides refuse the view meanwhile, naming the
     fix, and the same `view create` again, no --rebuild needed, finishes it); both then equal
     a view created without a crash."""
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 1000) for t in range(1, 7)]
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
@@ -363,7 +363,7 @@ def test_rebuild_crashed_after_publishing_then_slide_or_rerun(cli, tmp_path):
     the last close, the next slide goes on from it; rewound to an earlier close (the table no
     longer holds the recorded one), the slide stops naming the fix, and the rebuild again
     finishes it. Either way the closes equal an uninterrupted view's."""
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     events = [(ex(f"a{t}"), ex("knows"), ex(f"b{t}"), t * 500) for t in range(1, 19)]
     cli("ingest", "s", str(jsonl(tmp_path / "e.jsonl", events)))
@@ -393,11 +393,11 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     repair log, again after its tombstones (its close not recorded yet), then run to the end:
     the same table, tombstones, repair log and history as a repair that ran once."""
     from reasonlake.declare.view import load_view
-    from reasonlake.engine import read
-    from reasonlake.engine import repair_step as repair
-    from reasonlake.engine.rebuild import rebuild
+    from reasonlake.engine.reads import read
+    from reasonlake.engine.steps import repair_step as repair
+    from reasonlake.engine.jobs.rebuild import rebuild
     from reasonlake.engine.store import state
-    from reasonlake.engine.views import _save
+    from reasonlake.engine.jobs.views import _save
     from tests.conftest import write
 
     prefixes = ("@prefix : <http://example.org/> . @prefix owl: <http://www.w3.org/2002/07/owl#> .\n"
@@ -456,8 +456,8 @@ def test_view_create_rebuild_crashed_in_its_repair_then_rerun(cli, tmp_path):
     same closes (a rebuild, then a repair of one item), table, tombstones and repair log as an
     uninterrupted call. A second rebuild would take the sequence number the repair's
     tombstones carry and find no conflict left."""
-    from reasonlake.engine import read
-    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.reads import read
+    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.store import state
     from tests.conftest import write
 

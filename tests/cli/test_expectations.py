@@ -101,7 +101,7 @@ def test_warn_publishes_validate_runs_on_demand_and_writes_data_docs(cli, tmp_pa
 
 def test_the_builtin_suite_catches_each_broken_invariant(cli, spark, tmp_path):
     from reasonlake.api import Lakehouse
-    from reasonlake.engine import expectations
+    from reasonlake.engine.jobs import expectations
     from reasonlake.engine.store.table_cache import latest_commit
 
     cli("view", "create", _view(tmp_path, "b", ""))  # a suite file, no block: runs after closes, warns

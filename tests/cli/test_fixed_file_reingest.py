@@ -179,7 +179,7 @@ def test_a_fixed_file_ingest_killed_after_its_events_then_run_again(cli, tmp_pat
     import subprocess
     import sys
 
-    from reasonlake.engine import faults
+    from reasonlake.engine.process import faults
 
     def ingest_crashed(*args: str) -> subprocess.CompletedProcess:
         env = {**os.environ, "REASONLAKE_DRIVER_MEMORY": "1g", faults.CRASH_AFTER_ENV: "ingest: events"}

@@ -1,6 +1,6 @@
 """dt-not-type end to end: an owl2rl view flags exactly its ill-typed literals and still
 exports every literal byte for byte as it was written. The close runs in the driver here;
-tests/engine/test_owl2rl_rules.py holds the Spark path to the same rows."""
+tests/engine/reason/test_owl2rl_rules.py holds the Spark path to the same rows."""
 from __future__ import annotations
 
 import json

@@ -64,7 +64,7 @@ def lake(spark, tmp_path_factory):
 
 
 def test_the_engine_tells_each_file_close_and_step_with_the_totals(lake):
-    from reasonlake.declare.durations import format_time
+    from reasonlake.plan.durations import format_time
 
     lake, _, slid, calls = lake
     assert calls["ingest"] == [(0, 3, ""), (1, 3, "a.jsonl"), (2, 3, "b.jsonl"), (3, 3, "c.jsonl")]
@@ -133,7 +133,7 @@ class _Terminal(io.StringIO):
 def test_a_bar_only_on_a_terminal_and_stdout_unchanged(lake, capsys, monkeypatch):
     from reasonlake.cli import build_parser
     from reasonlake.cli.show import HISTORY_HEADER, history_line
-    from reasonlake.declare.durations import format_time
+    from reasonlake.plan.durations import format_time
 
     lake, _, _, _ = lake
     cli = CliRunner(str(lake.home.root), capsys)

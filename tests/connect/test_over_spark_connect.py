@@ -114,12 +114,12 @@ SUITES = [
     ("tests/cli/test_delta_history.py::test_a_close_is_one_commit_dropping_expired_panes", 2),
     ("tests/cli/test_owl2rl_view.py", 3),
     # the streaming runner: its micro-batches run on the server, the report read back
-    ("tests/engine/test_runner.py::test_lateness_holds_a_close_back", 1),
+    ("tests/engine/jobs/test_runner.py::test_lateness_holds_a_close_back", 1),
     # SPARQL at every close on both backends: Spark's runs its expressions on the server's executors
     ("tests/query/test_views_both_backends.py", 1),
     # the FILTERs and counts Spark decides with its own expressions (Connect's column classes)
-    ("tests/query/test_spark_conditions.py", 25),
-    ("tests/query/test_spark_counted_groups.py", 10),
+    ("tests/query/dialects/test_spark_conditions.py", 25),
+    ("tests/query/dialects/test_spark_counted_groups.py", 10),
 ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reasonlake.declare.durations import MAX_DURATION_MS, parse_duration
+from reasonlake.plan.durations import MAX_DURATION_MS, parse_duration
 from reasonlake.declare.view import parse_retention
 from reasonlake.errors import TimeFormatError
 

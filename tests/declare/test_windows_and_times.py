@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from reasonlake.declare.durations import format_time, parse_duration, parse_time
+from reasonlake.plan.durations import format_time, parse_duration, parse_time
 from reasonlake.errors import TimeFormatError
 from reasonlake.plan.windows import NEVER, Window
 

@@ -409,7 +409,7 @@ def view_rows(lake, view: str, close: int, *, through_spark: bool = False) -> di
 
 
 def _published_version(lake, view: str, close: int) -> int:
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
 
     return read.pick(lake.home, view, close, None)[0].version
 
@@ -480,7 +480,7 @@ def violation_sets(lake, view: str, close: int, *, through_spark: bool = False) 
         return out
     import polars as pl
 
-    from reasonlake.engine import read
+    from reasonlake.engine.reads import read
     from reasonlake.engine.store import violations_table
 
     home = lake.home

@@ -15,7 +15,7 @@ def evaluation_path(path: str):
     Yields a Counter of where each close's rounds ran ("driver" or "spark"), and on leaving
     checks the path asked for is the one that ran: a silent fall-back from one backend to
     the other would leave the suite's backend untested while it passes."""
-    from reasonlake.engine import close
+    from reasonlake.engine.jobs import close
     from reasonlake.engine.reason import budget
 
     ran: Counter = Counter()

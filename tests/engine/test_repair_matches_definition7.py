@@ -277,7 +277,7 @@ def repair_oracle_at(cases: list[packed.Case], close: int) -> dict[int, tuple[fr
 
 def _surviving(lake, view: str, close: int) -> dict[int, set]:
     """case number -> the window's explicit triples that repair did not tombstone, decoded."""
-    from reasonlake.engine import repair_step as repair
+    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.store import state
     from reasonlake.engine.store.dictionary import decode
 

@@ -2,7 +2,7 @@
 then does not fit the driver: ``REASONLAKE_DRIVER_READ_MB=0``)."""
 from __future__ import annotations
 
-from reasonlake.engine import query_read
+from reasonlake.engine.reads import query_read
 
 
 def view_triples(home, view: str, close: int, backend: str, monkeypatch):

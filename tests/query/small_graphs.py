@@ -25,8 +25,8 @@ def rdflibs(turtle: str, query: str) -> Counter:
 
 
 def on_spark(spark, turtle: str, query: str) -> Counter:
-    """The same as ``ours``, answered by Spark's dialect (``engine/spark_frames``)."""
-    from reasonlake.engine.spark_frames import SparkFrames
+    """The same as ``ours``, answered by Spark's dialect (``query/dialects/spark_frames``)."""
+    from reasonlake.query.dialects.spark_frames import SparkFrames
 
     frame = triples_of(rdflib.Graph().parse(data=turtle, format="turtle"))
     return Counter(run(spark.createDataFrame(frame.to_arrow()), query, SparkFrames(spark)).frame.rows())

@@ -182,7 +182,7 @@ def test_derived_intervals_are_the_minimal_spans_whose_items_entail_the_fact(pro
 
     from reasonlake.compile.program import compile_program
     from reasonlake.engine.reason.program_tables import encode_program
-    from reasonlake.engine.rspql.derived_events import with_intervals
+    from reasonlake.engine.reason.derived_events import with_intervals
     from reasonlake.query.solutions import END, START
 
     text = TBOX if profile == "rdfs-plus" else OWL_TBOX

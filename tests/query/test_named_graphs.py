@@ -67,7 +67,7 @@ def test_named_graph_cases_on_the_driver(case):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [_marked(c, spark=True) for c in CASES])
 def test_named_graph_cases_on_spark(spark, case):
-    from reasonlake.engine.spark_frames import SparkFrames
+    from reasonlake.query.dialects.spark_frames import SparkFrames
 
     compare(case, _answer(case, SparkFrames(spark), lambda frame: spark.createDataFrame(frame.to_arrow())))
 

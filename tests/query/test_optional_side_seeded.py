@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 from rdflib.plugins.sparql import prepareQuery
 
-from reasonlake.query import polars_frames
+from reasonlake.query.dialects import polars_frames
 from reasonlake.query.planner import _certain
 from tests.query.small_graphs import ours, rdflibs
 
@@ -88,7 +88,7 @@ SPARK_CASES = ["nested optional", "left rows repeated", "minus in the side", "co
 def test_a_seeded_optional_on_spark_answers_as_rdflib_broadcast_or_not(spark, monkeypatch, limit):
     """Spark's seed is marked to be broadcast when its left rows are few
     (``SparkFrames.seed``); marked or not, the answers are rdflib's."""
-    from reasonlake.engine import spark_frames
+    from reasonlake.query.dialects import spark_frames
     from tests.query.small_graphs import on_spark
 
     monkeypatch.setattr(spark_frames, "SEED_BROADCAST_ROWS", limit)
@@ -98,7 +98,7 @@ def test_a_seeded_optional_on_spark_answers_as_rdflib_broadcast_or_not(spark, mo
 
 
 def test_spark_marks_a_seed_of_few_left_rows_to_be_broadcast(spark, monkeypatch):
-    from reasonlake.engine import spark_frames
+    from reasonlake.query.dialects import spark_frames
 
     frames = spark_frames.SparkFrames(spark)
     rows = frames.numbered(spark.createDataFrame([(f"<http://ex/a{i}>",) for i in range(5)],

@@ -88,7 +88,7 @@ def test_a_paths_pairs_and_the_answer_are_bounded():
 
 def test_spark_stops_a_cross_product_before_it_runs_and_caps_the_answer(spark):
     """(Ordered answers under the collect's limit: ``test_spark_backend``'s ordered queries.)"""
-    from reasonlake.engine.spark_frames import SparkFrames
+    from reasonlake.query.dialects.spark_frames import SparkFrames
 
     frames = SparkFrames(spark)
     triples = spark.createDataFrame(_triples(2000).to_arrow())

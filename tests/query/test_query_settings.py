@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from reasonlake import query
-from reasonlake.engine import query_read
-from reasonlake.engine.spark_frames import SparkFrames
+from reasonlake.engine.reads import query_read
+from reasonlake.query.dialects.spark_frames import SparkFrames
 from reasonlake.errors import SparqlError
 
 KEY = "spark.sql.adaptive.coalescePartitions.parallelismFirst"

@@ -8,7 +8,7 @@ The solutions hold unbound variables: a SELECT of a variable the pattern does no
 OPTIONAL's, generated queries' (``generated.Query``). A basic graph pattern is carried from
 close to close (``query.incremental``) as a warm process carries it: from the panes the
 close removed and added, over ids (``dictionary.driver_term_id``); the rest are answered
-over the window's triples (``reasonlake.query.run``), as ``engine/continuous_queries`` does."""
+over the window's triples (``reasonlake.query.run``), as ``engine/jobs/continuous_queries`` does."""
 from __future__ import annotations
 
 import random
@@ -16,7 +16,7 @@ from collections import Counter
 
 import polars as pl
 
-from reasonlake.declare.queries import StreamOperator
+from reasonlake.query.streams import StreamOperator
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.query import incremental, run, streams
 from reasonlake.query.terms import constant

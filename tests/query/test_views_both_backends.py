@@ -9,7 +9,7 @@ import re
 
 
 from reasonlake.api import Lakehouse
-from reasonlake.engine import query_read
+from reasonlake.engine.reads import query_read
 from reasonlake.query.terms import constant
 from tests.cli.helpers import jsonl, simple_view
 from tests.query import generated

@@ -17,31 +17,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from reasonlake.errors import SparqlError, ViewDeclarationError
+from reasonlake.query.streams import ReportPolicy, StreamOperator
 
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 ENTRY_FIELDS = {"name", "file", "text", "stream", "report"}
 # columns every row of a query's table has besides the query's variables
 RESERVED_COLUMNS = ("close", "view_version")
-
-
-class StreamOperator(StrEnum):
-    """RSP-QL's relation-to-stream operators (Dell'Aglio, definitions 5.9-5.11)."""
-
-    RSTREAM = "rstream"  # the whole answer at each reported close
-    ISTREAM = "istream"  # the solutions not in the answer at the previous reported close
-    DSTREAM = "dstream"  # the solutions of the previous reported close no longer there
-
-
-class ReportPolicy(StrEnum):
-    """At which of the view's closes a query reports (SECRET's strategies, as RSP-QL takes them)."""
-
-    ON_CLOSE = "on-close"  # every close the view publishes
-    ON_CHANGE = "on-change"  # a close whose answer differs from the previous close's
-    NON_EMPTY = "non-empty"  # a close where the view holds at least one triple
 
 
 @dataclass(frozen=True)

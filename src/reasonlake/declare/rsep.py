@@ -15,7 +15,7 @@ CHRONOLOGICAL E2`` over a window (Table 8.2). Braces around E are allowed: ``MAT
 
 The thesis gives the algebra, not a syntax; this one spells its operators as it prints them.
 Each MATCH is taken out of the SPARQL text and left as ``GRAPH <urn:reasonlake:match:k> {
-... }``, a node the planner answers with the MATCH's solutions (``engine.rspql.matching``).
+... }``, a node the planner answers with the MATCH's solutions (``engine.jobs.rspql.matching``).
 """
 from __future__ import annotations
 

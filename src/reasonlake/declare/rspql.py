@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from reasonlake.declare import rsep
-from reasonlake.declare.durations import parse_duration, parse_time
+from reasonlake.plan.durations import parse_duration, parse_time
 from reasonlake.declare.view import PROFILES
 from reasonlake.errors import SparqlError
 from reasonlake.plan.windows import LANDMARK

@@ -47,7 +47,7 @@ class RspqlDecl:
     profile: Profile
     ontology: tuple[OntologySource, ...]
     graphs: tuple[StaticGraph, ...]
-    # each window's IRI and the view that keeps it, set at registration (``engine.rspql``)
+    # each window's IRI and the view that keeps it, set at registration (``engine.jobs.rspql``)
     views: tuple[tuple[str, str], ...] = ()
 
     @cached_property  # read once: each evaluation asks for its windows and SPARQL
@@ -78,7 +78,7 @@ class RspqlDecl:
 
     def window_views(self) -> list[tuple[rspql.NamedWindow, ViewDecl]]:
         """Each named window and the view that keeps it, named ``<query>_<window>`` (a view
-        already in the home with the same content is used instead: ``engine.rspql``)."""
+        already in the home with the same content is used instead: ``engine.jobs.rspql``)."""
         return [(w, ViewDecl(name=f"{self.name}_{stream_name(w.name, what='window')}"[:64],
                              stream=stream_name(w.stream), profile=self.profile,
                              window=Window(w.width_ms, w.slide_ms, w.start_ms or 0), ontology=self.ontology,

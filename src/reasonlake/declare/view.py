@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from reasonlake.declare.durations import parse_duration, parse_time
+from reasonlake.plan.durations import parse_duration, parse_time
 from reasonlake.declare.expectations import ExpectationsDecl, parse_block
 from reasonlake.declare.queries import QueryDecl
 from reasonlake.declare.queries import parse_block as parse_queries

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 
-from reasonlake.declare.durations import TIME_HELP, parse_time
+from reasonlake.plan.durations import TIME_HELP, parse_time
 from reasonlake.errors import IngestError, TimeFormatError
 from reasonlake.parse import collected
 from reasonlake.parse.collected import (  # noqa: F401 (the names callers import from here)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reasonlake.declare.durations import MAX_TIME_MS, MIN_TIME_MS, parse_time
+from reasonlake.plan.durations import MAX_TIME_MS, MIN_TIME_MS, parse_time
 from reasonlake.parse.columns import IRI, map_distinct, tbox_rows, text_lines, with_literals
 
 # JSON's own whitespace (the row reader's json.loads allows no other between tokens).

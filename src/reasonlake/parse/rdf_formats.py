@@ -17,7 +17,7 @@ from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
 from rdflib.plugins.stores.memory import Memory
 
 from reasonlake import vocab
-from reasonlake.declare.durations import parse_time
+from reasonlake.plan.durations import parse_time
 from reasonlake.errors import TimeFormatError
 from reasonlake.parse import collected, nt_columns, turtle_units
 from reasonlake.parse.collected import Collector, not_utf8, numbered_lines, printable

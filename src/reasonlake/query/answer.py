@@ -11,7 +11,7 @@ from reasonlake.query import bound as query_bound
 from reasonlake.query import builtins, construct, events, parse
 from reasonlake.query import terms as T
 from reasonlake.query.planner import Planner
-from reasonlake.query.polars_frames import PolarsFrames
+from reasonlake.query.dialects.polars_frames import PolarsFrames
 from reasonlake.query.solutions import TIMES, UNIT
 
 

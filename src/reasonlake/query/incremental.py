@@ -37,7 +37,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.query import events, parse, paths
 from reasonlake.query.planner import Planner, _is_variable, _name, _variables_of, _walk
-from reasonlake.query.polars_frames import PolarsFrames
+from reasonlake.query.dialects.polars_frames import PolarsFrames
 from reasonlake.query.solutions import UNIT, Solutions
 from reasonlake.query.terms import constant
 

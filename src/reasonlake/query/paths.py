@@ -1,5 +1,5 @@
 """Property paths (SPARQL 1.1, 9 and 18.4) as frames of (start, end) pairs over the triples,
-in the plan's dialect (``polars_frames``, ``engine/spark_frames``).
+in the plan's dialect (``polars_frames``, ``query/dialects/spark_frames``).
 
 ``p1/p2`` and ``p1|p2`` keep duplicates (they are joins and unions of triple patterns);
 ``p*``, ``p+`` and ``p?`` are sets of pairs (the ALP function's visited sets). ``p+`` is a

@@ -4,7 +4,7 @@
 set: each triple once; for a query with event operators, ``events``, the timed occurrences
 with their interval, ``START`` and ``END``, and the same triple once per occurrence), in
 the dialect ``frames`` speaks: Polars LazyFrames in the driver
-(``polars_frames``), Spark DataFrames (``engine/spark_frames``). Each algebra node (SPARQL
+(``polars_frames``), Spark DataFrames (``query/dialects/spark_frames``). Each algebra node (SPARQL
 1.1, 18.2) becomes operators on ``Solutions`` (``solutions``); expressions become Polars
 expressions (``expressions``), applied to the rows by the dialect (``frames.rows``). A node
 or function the compiler does not know raises ``SparqlError`` naming it.

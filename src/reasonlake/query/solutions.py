@@ -1,6 +1,6 @@
 """Multisets of solutions, and SPARQL's operators between them (SPARQL 1.1, 18.5: Join,
 LeftJoin, Union, Minus), in either dialect of the plan (``polars_frames``, the driver's;
-``engine/spark_frames``, Spark's).
+``query/dialects/spark_frames``, Spark's).
 
 A frame has one String column per variable (N-Triples text, null: unbound) and a constant
 ``UNIT`` column, so that a solution binding no variable is a row too (the empty group
@@ -23,6 +23,7 @@ from typing import Any, Callable
 import polars as pl
 
 from reasonlake.errors import SparqlError
+from reasonlake.query.dialects.protocol import Frames
 
 UNIT = "$unit"  # SPARQL variable names cannot hold '$': hidden columns start with it
 ROW = "$row"
@@ -36,7 +37,7 @@ class Solutions:
     frame: Any  # the dialect's frame: a Polars LazyFrame or a Spark DataFrame
     variables: tuple[str, ...]
     bound: frozenset[str]
-    frames: Any  # the dialect (PolarsFrames, SparkFrames)
+    frames: Frames  # the dialect (PolarsFrames, SparkFrames)
     timed: bool = False  # the frame has START and END
 
     @property

@@ -25,7 +25,7 @@ from collections import Counter
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import arrow_bridge
+from reasonlake.engine.store import arrow_bridge
 from reasonlake.engine.reason import budget, driver_matching, spark_joins
 from reasonlake.engine.reason.program_tables import ProgramTables
 from reasonlake.engine.reason.spark_rounds import BROADCAST_ROWS, derive

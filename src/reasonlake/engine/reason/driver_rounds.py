@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from reasonlake.engine import timing
-from reasonlake.engine.arrow_bridge import from_spark, to_spark
+from reasonlake.engine.process import timing
+from reasonlake.engine.store.arrow_bridge import from_spark, to_spark
 from reasonlake.engine.reason import budget, ill_typed
 from reasonlake.engine.reason import driver_rules as vr
 from reasonlake.engine.reason.program_tables import ProgramTables

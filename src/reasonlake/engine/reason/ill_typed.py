@@ -51,7 +51,7 @@ def ill_typed_ids(spark, terms: Callable[[], DataFrame], literal_ids: pl.Series)
 
 def _look_up(spark, terms: Callable[[], DataFrame], ids: pl.Series) -> pl.DataFrame:
     """(id, term) of the given ids whose text is a literal of a checked datatype."""
-    from reasonlake.engine.arrow_bridge import to_spark
+    from reasonlake.engine.store.arrow_bridge import to_spark
 
     wanted = to_spark(spark, ids.to_frame("id"), "id BIGINT")
     datatype = F.regexp_extract(F.col("term"), r'"\^\^<([^<>]*)>$', 1)

@@ -25,8 +25,8 @@ import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import timing
-from reasonlake.engine.arrow_bridge import from_spark, to_spark
+from reasonlake.engine.process import timing
+from reasonlake.engine.store.arrow_bridge import from_spark, to_spark
 from reasonlake.engine.reason.driver_rules import FACT_SCHEMA, TooLarge, empty, touching
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.facts_here import FactsHere

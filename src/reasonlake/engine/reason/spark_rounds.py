@@ -15,7 +15,7 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine import observed
+from reasonlake.spark import observed
 from reasonlake.engine.reason import budget, driver_rounds, ill_typed, spark_joins
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.engine.store.schemas import CHANGE_SCHEMA, EXPLICIT, KEY, VIOLATION_SCHEMA

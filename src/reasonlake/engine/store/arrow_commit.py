@@ -29,9 +29,10 @@ from urllib.parse import unquote, urlparse
 
 import polars as pl
 
-from reasonlake.engine.store import classic, log_upkeep
+from reasonlake.spark import classic
+from reasonlake.engine.store import log_upkeep
 from reasonlake.engine.store.arrow_tables import TYPES, Unusable, checked_fields, outside_partitions, typed
-from reasonlake.engine.store.classic import java_class
+from reasonlake.spark.classic import java_class
 from reasonlake.engine.store.locations import local_path
 
 # min/max statistics are written for these (what data skipping reads for our filters:

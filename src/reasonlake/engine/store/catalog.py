@@ -40,7 +40,7 @@ def metastore_conf(root: str) -> dict[str, str]:
 
 def local_metastore(root: str) -> bool:
     """The home keeps its own metastore (``init --catalog spark_catalog`` made it)."""
-    from reasonlake.engine.inputs import is_uri
+    from reasonlake.engine.store.inputs import is_uri
 
     return not is_uri(root) and (Path(root) / METASTORE).is_dir()
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import threading
 
-from reasonlake.engine.store import classic, process_cache
-from reasonlake.engine.timing import step
+from reasonlake.spark import classic
+from reasonlake.engine.store import process_cache
+from reasonlake.engine.process.timing import step
 
 JOB_GROUP = "reasonlake file list"
 

@@ -57,7 +57,7 @@ def check(spark, view: str, path: str, recorded: int, recorded_close: int | None
     rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
     view back and stopped before recording it. Else the commits after ``recorded``, in
     order: reasonlake's, or maintenance."""
-    from reasonlake.declare.durations import format_time
+    from reasonlake.plan.durations import format_time
 
     commits = _after(spark, path, recorded)
     stranded = [c for c in commits if c.rebuilt_close is not None and c.rebuilt_close != recorded_close]

@@ -26,7 +26,7 @@ REPAIRING = "repair:"
 def resolve_home(home: str | None) -> str:
     """The home's root: a URI (s3a://, abfss://, dbfs:/, file:) as given, a local path made
     absolute after checking it can be a home (a folder, or a place to make one, writable)."""
-    from reasonlake.engine.inputs import is_uri
+    from reasonlake.engine.store.inputs import is_uri
 
     chosen = home or settings.text("REASONLAKE_HOME") or "./lakehouse"
     if is_uri(chosen):

@@ -289,7 +289,7 @@ def _leave_queue(home: Home, view: str) -> None:
 
 
 def _busy(view: str, other: Holder, waited: float) -> WriterBusyError:
-    from reasonlake.declare.durations import format_time
+    from reasonlake.plan.durations import format_time
 
     where = f"process {other.pid} on {other.host}" if other.pid is not None else other.holder
     after = f" after waiting {waited:g}s" if waited else ""

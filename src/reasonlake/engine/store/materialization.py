@@ -9,7 +9,7 @@ from reasonlake.engine.store import access, delta_sql, log_upkeep, session_marks
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.locations import local_path
 from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
-from reasonlake.engine.timing import step
+from reasonlake.engine.process.timing import step
 from reasonlake.plan.windows import Window
 
 
@@ -161,7 +161,7 @@ def replace_panes(home: Home, view: str, rows: pl.DataFrame, panes: set[int], dr
     already and Polars writes a million of them in about 0.2 s. Through Spark, returns
     False, writing nothing, when the touched panes hold more than ``REPLACE_ROWS`` rows
     (the caller merges)."""
-    from reasonlake.engine.arrow_bridge import to_spark
+    from reasonlake.engine.store.arrow_bridge import to_spark
 
     rows = rows.select("s", "p", "o", "origin", "exp_pane", "rule")
     literal = ", ".join(str(p) for p in sorted(panes))
@@ -196,7 +196,7 @@ def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, c
     """``overwrite`` of facts the driver holds (s, p, o, origin, rule): written by the
     driver and committed by Delta (``arrow_commit``), a file per pane and no Spark job,
     where the session and the home allow it; else the same rows through Spark."""
-    from reasonlake.engine.arrow_bridge import to_spark
+    from reasonlake.engine.store.arrow_bridge import to_spark
 
     rows = facts.select("s", "p", "o", "origin", pane_of("origin", window).alias("exp_pane"), "rule")
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from reasonlake.engine import faults
+from reasonlake.engine.process import faults
 from reasonlake.engine.store import log_upkeep
 from reasonlake.engine.store.locations import local_path
 from reasonlake.errors import ReasonlakeError

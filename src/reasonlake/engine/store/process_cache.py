@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 @dataclass
 class ProcessCache:
-    # (view, fingerprint) -> engine.compiled.Compiled  (``compiled``)
+    # (view, fingerprint) -> engine.steps.compiled.Compiled  (``compiled``)
     compiled: dict = field(default_factory=dict)
     # (table path, fingerprint) -> (commit, facts in the driver)  (``reason.resident``)
     resident: dict = field(default_factory=dict)

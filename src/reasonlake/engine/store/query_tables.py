@@ -41,7 +41,7 @@ def replace_from(home: Home, view: str, query: QueryDecl, rows: pl.DataFrame, cl
 
 def replace_rows_from(home: Home, where: str, rows: pl.DataFrame, close: int) -> None:
     """``replace_from`` for the answer table at ``where`` (a registered query's, or an RSP-QL
-    query's: ``engine.rspql``); its columns: strings, then ``close`` and optionally ``view_version``."""
+    query's: ``engine.jobs.rspql``); its columns: strings, then ``close`` and optionally ``view_version``."""
     predicate = f"{CLOSE} >= {int(close)}"
     if not _written_here(home, where, rows, predicate):
         _written_by_spark(home, where, rows, predicate)
@@ -69,7 +69,7 @@ def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) ->
 
 
 def _written_by_spark(home: Home, where: str, rows: pl.DataFrame, predicate: str) -> None:
-    from reasonlake.engine.arrow_bridge import to_spark
+    from reasonlake.engine.store.arrow_bridge import to_spark
 
     schema = ", ".join(f"`{c}` {'BIGINT' if c in (CLOSE, VERSION) else 'STRING'}" for c in rows.columns)
     writer = to_spark(home.spark, rows, schema).write.format("delta").option("mergeSchema", "true")

@@ -75,7 +75,7 @@ def _listing_tasks(spark) -> int:
     least 8). Delta lists them in one Spark job of ``_LISTING`` tasks, 10000 by default,
     nearly all empty for a view's table (a folder per pane): 10000 tasks a table cost a
     vacuum 40 s on two cores, where 8 take half a second."""
-    from reasonlake.engine.store import classic
+    from reasonlake.spark import classic
 
     # a Spark Connect session cannot tell: its setting, if any
     cores = classic.default_parallelism(spark) or int(spark.conf.get("spark.default.parallelism", "2") or 2)
@@ -149,7 +149,7 @@ def check_readable(home: Home, view: str, version: int, close: int) -> None:
 
 def unreadable(home: Home, view: str, close: int, readable: set[int]):
     """The CloseError for a close whose version is not in ``readable``."""
-    from reasonlake.declare.durations import format_time
+    from reasonlake.plan.durations import format_time
     from reasonlake.engine.store import state
     from reasonlake.errors import CloseError
 

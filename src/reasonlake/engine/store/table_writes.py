@@ -20,7 +20,7 @@ def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
     try:
         mode.append(path, frame, txn=txn)
     except access.Unusable:
-        from reasonlake.engine.arrow_bridge import to_spark
+        from reasonlake.engine.store.arrow_bridge import to_spark
 
         writer = to_spark(spark, frame, schema).write.format("delta").mode("append")
         if txn is not None:

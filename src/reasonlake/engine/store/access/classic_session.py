@@ -6,7 +6,7 @@ and commits written by Spark. ``local_folder`` builds on it for a folder of this
 """
 from __future__ import annotations
 
-from reasonlake.engine.store import classic
+from reasonlake.spark import classic
 from reasonlake.engine.store.access.base import Commit, CommitInfo
 from reasonlake.engine.store.access.spark_sql import SparkSql
 
