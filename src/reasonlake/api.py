@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from reasonlake import settings
-from reasonlake.plan.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
 from reasonlake.declare.view import RETAIN_ZERO, load_view, parse_retention  # noqa: F401 (for the CLI)
+from reasonlake.plan.durations import format_time, parse_duration, parse_time  # noqa: F401 (for the CLI)
 from reasonlake.plan.windows import NEVER  # noqa: F401 (for the CLI)
 
 
@@ -41,6 +41,7 @@ class Lakehouse:
         the runner's source): an ``s3a://`` one, like an ``s3a://`` home, adds S3A to the
         embedded session (``engine.store.object_store``). ``server=False``: not the home's
         command server even when one runs (``--in-process``)."""
+        # imported when called: it loads polars
         from reasonlake.engine.store.home import resolve_home
 
         self._root = resolve_home(home)  # a home that cannot be one fails before Spark starts
@@ -54,6 +55,7 @@ class Lakehouse:
     def home(self):
         """The home on its session (``engine.store.home.Home``), the session started on first use."""
         if self._home is None:
+            # imported when called: it loads polars, rdflib; tests replace this name
             from reasonlake.engine.store import catalog, server
             from reasonlake.engine.store.home import Home
             from reasonlake.engine.store.session import DeferredSession, active_session, get_spark, kafka_package
@@ -89,12 +91,14 @@ class Lakehouse:
     def _object_store(self) -> tuple[tuple[str, ...], dict] | None:
         """(Maven packages, session settings) that an embedded session needs for an ``s3a://``
         home or input, None for none: a local home with local inputs downloads nothing new."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store import object_store
 
         places = [p for p in (self._root, *self._inputs) if object_store.is_object_store(p)]
         if not places:
             return None
         if self._metastore:
+            # imported when called: it keeps the engine out of a command's start
             from reasonlake.errors import UsageError
 
             raise UsageError(f"--catalog spark_catalog keeps a Hive metastore in the home, a local folder; "
@@ -106,12 +110,14 @@ class Lakehouse:
         """The home's writer claim for a call that writes, on a home on object storage (one
         writing process at a time there: ``engine.store.writer_claim``, decision 0038); a
         no-op elsewhere."""
+        # imported when called: it loads polars, pyarrow
         from reasonlake.engine.store import writer_claim
 
         return writer_claim.writing(self._root, command, self._wait if wait is None else wait)
 
     @property
     def spark(self):
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store.session import started
 
         return started(self.home.spark)
@@ -127,6 +133,7 @@ class Lakehouse:
         """Hand back the writer leases this process holds (one writer per view): at the end
         of a job, so the next writer need not wait for them to run out (60 s after the last
         write, ``REASONLAKE_LEASE_SECONDS``)."""
+        # imported when called: it loads polars
         from reasonlake.engine.store import lease
 
         lease.release_all()
@@ -135,6 +142,7 @@ class Lakehouse:
         """Start the home's Spark Connect server (``engine.store.server``), or find it
         running: (the server, whether this call started it). Commands then connect to it.
         ``idle``: seconds without a command after which it stops itself (None: never)."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store import server
 
         return server.start(self._root, port=port, idle=idle, warm_up=warm_up)
@@ -142,6 +150,7 @@ class Lakehouse:
     def could_use_server(self) -> bool:
         """Whether this process would run its Spark work on the home's command server if one
         ran: a home in a local folder, no Spark Connect address given, no session of its own."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store.locations import local_path
         from reasonlake.engine.store.session import active_session
 
@@ -150,18 +159,21 @@ class Lakehouse:
 
     def stop_server(self):
         """Stop the home's server; the one stopped, or None when none ran."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store import server
 
         return server.stop(self._root)
 
     def server(self):
         """The home's running server, or None."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store import server
 
         return server.running(self._root)
 
     def server_unanswering(self):
         """The home's server process if it is alive but not answering, or None."""
+        # imported when called: it keeps the engine out of a command's start
         from reasonlake.engine.store import server
 
         return server.unanswering(self._root)
@@ -173,9 +185,10 @@ class Lakehouse:
         tables there, kept current by every later close. ``allow_ontologies``: the folders
         (besides each view file's own) view files may take ontology files from; replaces
         the home's list."""
-        from reasonlake.engine.store.rspql_registry import registered as registered_rspql
+        # imported when called: it loads polars, rdflib
         from reasonlake.engine.store import catalog as names
         from reasonlake.engine.store import settings
+        from reasonlake.engine.store.rspql_registry import registered as registered_rspql
 
         with self._writing("init"):
             applied = self.home.init()
@@ -186,6 +199,7 @@ class Lakehouse:
             else:  # a home registered before: every name re-pointed at its view's last close
                 names.refresh_all(self.home)
             if names.target(self.home) is not None:
+                # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
                 from reasonlake.engine.jobs.rspql.advance import show_in_catalog
 
                 for decl in registered_rspql(self.home).values():
@@ -194,8 +208,8 @@ class Lakehouse:
 
     def create_views(self, files, *, rebuild: bool = False) -> list:
         """``views.CreateReport`` per file: created, unchanged, or changed and rebuilt."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.views import check_views, create_view
-
         from reasonlake.engine.store import settings
 
         self.home.require_init()
@@ -210,6 +224,7 @@ class Lakehouse:
         views (shared with an equal one already there), its answers the table ``name`` (by
         default the output stream's local name) and, for a CONSTRUCT, the stream of that name.
         ``graphs``: a file per static graph IRI. One ``rspql.advance.Registered``."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash; it keeps the engine out of a command's start
         from reasonlake.declare.rspql_file import load_rspql
         from reasonlake.engine.jobs.rspql.advance import register
         from reasonlake.engine.store import settings
@@ -221,6 +236,7 @@ class Lakehouse:
 
     def rspql_queries(self) -> dict:
         """The home's RSP-QL queries by name (``declare.rspql_file.RspqlDecl``)."""
+        # imported when called: it loads polars
         from reasonlake.engine.store.rspql_registry import registered
 
         self.home.require_init()
@@ -230,6 +246,7 @@ class Lakehouse:
         """Bring the RSP-QL query ``name``, and every query it reads, up to ``until`` (default
         now): their windows' views slid, each evaluated at its pending evaluation times. One
         ``rspql.advance.Evaluated`` per evaluation, upstream queries first."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.rspql.advance import advance
 
         self.home.require_init()
@@ -245,8 +262,8 @@ class Lakehouse:
         fixed adds only their items) or ``allow_duplicate`` (all of it goes in again).
         ``progress(done, total, what)``: called per file (``engine.process.progress``); one
         ``ingest.IngestReport`` per file."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.ingest.events import ingest_paths
-
         from reasonlake.engine.store.lease import ingest_wait_s
 
         self.home.require_init()
@@ -258,8 +275,8 @@ class Lakehouse:
                      allow_duplicate: bool = False):
         """A DataFrame with columns s, p, o (N-Triples terms) and ts (a timestamp, epoch
         milliseconds or a time string), validated and quarantined as JSONL rows are."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.ingest.events import ingest_frame
-
         from reasonlake.engine.store.lease import ingest_wait_s
 
         self.home.require_init()
@@ -274,6 +291,7 @@ class Lakehouse:
         until the source is drained (``available-now``) or for ever (an interval such as
         ``'30 seconds'``). ``progress(batch_id, report, seconds)``: called after each
         micro-batch (default: a line on stderr when it is a terminal)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.runner import KafkaSource, run
 
         self.home.require_init()
@@ -286,6 +304,7 @@ class Lakehouse:
         default: now, which can be many closes for a stream from the past).
         ``progress(done, total, what)``: called per close (``engine.process.progress``); one
         ``state.Published`` per close."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.slide import slide as slide_view
 
         self.home.require_init()
@@ -296,6 +315,7 @@ class Lakehouse:
         """Rematerialize a view from scratch at ``at`` (default: its last processed close); a
         close before that moves the view back to it, only with ``rewind``.
         ``progress(done, total, what)``: called per step (``engine.process.progress``)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.rebuild import rebuild as rebuild_view
 
         self.home.require_init()
@@ -305,6 +325,7 @@ class Lakehouse:
 
     def view(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as a DataFrame (subject, predicate, object, origin, expires, inferred, rule)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import read
 
         self.home.require_init()
@@ -312,6 +333,7 @@ class Lakehouse:
 
     def export(self, name: str, *, close: int | None = None, version: int | None = None):
         """The view's content as N-Triples lines (an iterator)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import read
 
         self.home.require_init()
@@ -327,6 +349,7 @@ class Lakehouse:
         would hold more than ``max_rows`` rows or ``max_mb`` MB at a step (default: the settings
         ``REASONLAKE_QUERY_MAX_ROWS``, ``REASONLAKE_QUERY_MAX_MB``) stops with a
         ``QueryBoundError`` (``query.bound``)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash; it keeps the engine out of a command's start
         from reasonlake.engine.reads import query_read
         from reasonlake.query import bound as query_bound
         from reasonlake.query.parse import algebra
@@ -345,6 +368,7 @@ class Lakehouse:
         Every name is registered as a temporary view of the session, at the last published
         close (``sql_tables`` lists them); with ``only_named``, only the names the query
         mentions (a one-shot command: each name costs a Delta log read)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash; it keeps the engine out of a command's start
         from reasonlake.engine.reads import read
         from reasonlake.engine.sql import plan as sql_plan
         from reasonlake.engine.sql.guard import check_read_only
@@ -362,6 +386,7 @@ class Lakehouse:
     def query_rows(self, name: str) -> dict[str, dict[int, int]]:
         """Per registered query of the view (by name, in the view file's order), how many rows
         it streamed out at each close that has any (``<view>__<query>``)."""
+        # imported when called: it loads polars
         from reasonlake.engine.store import query_tables
 
         self.home.require_init()
@@ -369,6 +394,7 @@ class Lakehouse:
 
     def history(self, name: str) -> list:
         """One ``state.Published`` per processed close, oldest first."""
+        # imported when called: it loads polars
         from reasonlake.engine.store import state
 
         self.home.require_init()
@@ -379,6 +405,7 @@ class Lakehouse:
                  docs: str | None = None):
         """Run the view's suites (built-in and its own) on a close, by default the last processed
         one (withheld or not); the results are recorded in rl_expectations and returned."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs import expectations
         from reasonlake.engine.reads import read
         from reasonlake.engine.store import state
@@ -397,6 +424,7 @@ class Lakehouse:
         """The violations live at a close (default: the last processed one), decoded; None
         for a view whose profile has no violation rules (it has no violations table). The
         close is checked as ``export`` checks it, whatever the profile."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import read
         from reasonlake.engine.store import retention, state
         from reasonlake.engine.store import violations_table as violations
@@ -425,6 +453,7 @@ class Lakehouse:
 
     def explain_removed(self, name: str, triple: str):
         """When and why repair removed a triple: one record per removed item."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import audit
 
         self.home.require_init()
@@ -432,16 +461,18 @@ class Lakehouse:
 
     def explain_why(self, name: str, triple: str, *, close: int | None = None):
         """One derivation of a triple in the view at ``close`` (default: the last processed
-        close), down to stream items: (root step, close, terms by id); ``derivation.to_json``
+        close), down to stream items: (root step, close, terms by id); ``derivation_steps.to_json``
         turns it into nested dicts."""
-        from reasonlake.engine.reads.audit import parse_triple
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import derivation
+        from reasonlake.engine.reads.audit import parse_triple
 
         self.home.require_init()
         return derivation.why(self.home, name, parse_triple(triple, "--why"), close)
 
     def explain_presence(self, name: str, triple: str):
         """When a fact was last in the view, its origin and rule, and whether it expired."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import audit
 
         self.home.require_init()
@@ -451,6 +482,7 @@ class Lakehouse:
         """What entered (op ``+``) and left (``-``) the view at each close in ``(after, upto]``
         (ISO times or epoch ms; default: the closes since the processed close before the last):
         a DataFrame of close, op, subject, predicate, object, inferred. Renewals are no change."""
+        # imported when called: it loads polars, pyarrow, rdflib
         from reasonlake.engine.reads.changes import changes
 
         self.home.require_init()
@@ -461,6 +493,7 @@ class Lakehouse:
         """Vacuum views (default: every view) to their retention (``retain``, or ``retain_ms``
         for this call): storage stops growing, and closes older than the retention can no
         longer be read. One ``retention.Vacuumed`` per view."""
+        # imported when called: it loads polars, rdflib
         from reasonlake.engine.store import catalog, retention
 
         self.home.require_init()
@@ -476,6 +509,7 @@ class Lakehouse:
 
     def readable_versions(self, name: str) -> set[int] | None:
         """The versions of a view's table still readable after a vacuum (None: all of them)."""
+        # imported when called: it loads polars
         from reasonlake.engine.store import retention
 
         return retention.readable_versions(self.home, name)
@@ -483,6 +517,7 @@ class Lakehouse:
     def repair(self, name: str, *, progress=None):
         """Re-check the whole current window and repair it (idempotent); (record|None, removals).
         ``progress(done, total, what)``: called per step (``engine.process.progress``)."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.jobs.repair_job import repair_job
 
         self.home.require_init()
@@ -493,6 +528,7 @@ class Lakehouse:
     # -- for the command line: plain rows, no Spark types ---------------------------------
     def change_rows(self, name: str, *, after=None, upto=None):
         """``changes`` as tuples (close ms, op, subject, predicate, object, inferred), in order."""
+        # imported when called: it loads polars, pyarrow, rdflib
         from reasonlake.engine.reads.changes import rows
 
         self.home.require_init()
@@ -502,6 +538,7 @@ class Lakehouse:
     def sql_rows(self, query: str) -> tuple[list[str], list]:
         """``sql`` run: its column names and rows (timestamps as ISO strings in UTC); a
         mistake in the query is one ``SqlError`` naming the tables there are."""
+        # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
         from reasonlake.engine.reads import read
         from reasonlake.engine.sql import rows as sql_rows
 
@@ -534,6 +571,7 @@ def is_view_file(name: str) -> bool:
 def view_rules(view) -> tuple:
     """A view (its declaration, or the file that declares it) and its compiled program;
     no Spark needed."""
+    # imported when called: it loads rdflib; it keeps the engine out of a command's start
     from reasonlake.compile.program import compile_program
     from reasonlake.compile.tbox import load_tbox
 
@@ -545,6 +583,7 @@ def check_ingest(stream: str, paths: list[str], ts: int | None, *, allow_duplica
                  only_new_items: bool = False) -> None:
     """Every check of an ingest's arguments that needs no Spark: the flags, the stream name,
     and each local file's name and readability (URIs are read by the executors)."""
+    # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
     from reasonlake.engine.ingest.events import check_flags, check_stream_name
     from reasonlake.engine.store.inputs import is_uri, local_files
     from reasonlake.parse.formats import check_readable
@@ -558,6 +597,7 @@ def check_ingest(stream: str, paths: list[str], ts: int | None, *, allow_duplica
 
 
 def is_uri(path: str) -> bool:
+    # imported when called: it loads polars
     from reasonlake.engine.store.inputs import is_uri as uri
 
     return uri(path)
@@ -565,12 +605,14 @@ def is_uri(path: str) -> bool:
 
 def kafka_source(bootstrap: str, topic: str, starting_offsets: str, options: tuple):
     """A Kafka topic for ``Lakehouse.run`` (the Lakehouse made with ``kafka=True``)."""
+    # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
     from reasonlake.engine.jobs.runner import KafkaSource
 
     return KafkaSource(bootstrap, topic, starting_offsets, options)
 
 
 def default_retain_ms() -> int:
+    # imported when called: it loads polars
     from reasonlake.engine.store.retention import DEFAULT_RETAIN_MS
 
     return DEFAULT_RETAIN_MS
@@ -578,6 +620,7 @@ def default_retain_ms() -> int:
 
 def parse_triple(text: str, what: str = "--removed") -> tuple[str, str, str]:
     """An N-Triples triple (``<s> <p> <o>``), checked before Spark starts."""
+    # imported when called: it loads pyspark (the JVM), polars, pyarrow, rdflib, xxhash
     from reasonlake.engine.reads.audit import parse_triple as parse
 
     return parse(text, what)
@@ -585,19 +628,22 @@ def parse_triple(text: str, what: str = "--removed") -> tuple[str, str, str]:
 
 def derivation_tree(root, terms) -> dict:
     """``Lakehouse.explain_why``'s derivation as nested dicts."""
-    from reasonlake.engine.reads.derivation import to_json
+    # imported when called: it keeps the engine out of a command's start
+    from reasonlake.engine.reads.derivation_steps import to_json
 
     return to_json(root, terms)
 
 
 def repair_patterns(decl, program) -> dict[str, int]:
     """How many conflict patterns each negative rule of a repair view became."""
+    # imported when called: it loads rdflib
     from reasonlake.repair.normal_form import for_view
 
     return dict(sorted(for_view(decl, program).sources.items()))
 
 
 def rule_shape(rule: str) -> str:
+    # imported when called: it keeps the engine out of a command's start
     from reasonlake.compile.rules import CATALOGUE
 
     return CATALOGUE[rule].shape

@@ -50,6 +50,7 @@ def image_format(path: str) -> str:
     if not target.resolve().parent.is_dir():
         raise UsageError(f"--plot {path}: the folder {target.resolve().parent} does not exist; create it first")
     fmt = target.suffix.lstrip(".").lower() or "png"
+    # imported when called: it loads matplotlib
     from matplotlib.backend_bases import FigureCanvasBase
 
     supported = FigureCanvasBase.get_supported_filetypes()
@@ -61,6 +62,7 @@ def image_format(path: str) -> str:
 
 def figure(data: Series, title: str):
     """The figure of ``data``: counts above, seconds below, closes along (in UTC)."""
+    # imported when called: it loads matplotlib
     from matplotlib import dates
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure

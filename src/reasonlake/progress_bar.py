@@ -19,6 +19,7 @@ def progress_bar(what: str, unit: str, *, quiet: bool):
     if quiet or not sys.stderr.isatty():
         yield None
         return
+    # imported when called: it loads tqdm
     from tqdm import tqdm
 
     drawn = None

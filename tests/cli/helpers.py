@@ -68,7 +68,7 @@ def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
 
     from reasonlake.api import Lakehouse
     from reasonlake.engine.reads import read
-    from reasonlake.engine.steps import repair_step
+    from reasonlake.engine.store import repair_tables
     from reasonlake.engine.store import state, table_log
     from reasonlake.engine.store import violations_table as violations
 
@@ -78,7 +78,7 @@ def sql_names_show_what_the_readers_show(spark, home: Path, view: str) -> None:
     pairs = [(view, read.decoded(lake.home, view).drop("rule"))]
     if table_log.is_delta(spark, violations.path(lake.home, view)):
         pairs.append((f"{view}_violations", violations.decoded(lake.home, view, close)))
-    if table_log.is_delta(spark, repair_step.repairs_path(lake.home, view)):
+    if table_log.is_delta(spark, repair_tables.repairs_path(lake.home, view)):
         pairs.append((f"{view}_repairs", read.repairs_decoded(lake.home, view)))
 
     def rows(frame) -> Counter:

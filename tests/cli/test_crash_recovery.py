@@ -14,6 +14,7 @@ import pytest
 
 from reasonlake.engine.process import faults
 from tests.cli.helpers import TYPE, ex, jsonl, simple_view
+from reasonlake.engine.store import repair_tables
 
 pytestmark = pytest.mark.slow
 
@@ -201,7 +202,6 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     published, the close not recorded yet), re-run to the end: the same table, tombstones,
     repair log and history counts as an uninterrupted view."""
     from reasonlake.engine.reads import read
-    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.store import state
     from tests.conftest import write
 
@@ -223,10 +223,10 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     home = _home(cli)
 
     def tombstones(view):
-        return home.spark.read.format("delta").load(repair.removed_path(home, view))
+        return home.spark.read.format("delta").load(repair_tables.removed_path(home, view))
 
     def log(view):  # the version of the table a close published may differ after a crash
-        return home.spark.read.format("delta").load(repair.repairs_path(home, view)).drop("version")
+        return home.spark.read.format("delta").load(repair_tables.repairs_path(home, view)).drop("version")
 
     recorded = state.lineage(home, "crashy")[-1]
     assert recorded.close == 3000
@@ -245,7 +245,7 @@ def test_repair_close_crashed_twice_then_rerun(cli, tmp_path):
     assert log("crashy").count() == 1  # logged once, not once per attempt
     _same_rows(log("crashy"), log("steady"))
     # the version it names is the one the close recorded, not the killed attempt's publish
-    logged = home.spark.read.format("delta").load(repair.repairs_path(home, "crashy")).first().version
+    logged = home.spark.read.format("delta").load(repair_tables.repairs_path(home, "crashy")).first().version
     assert logged == state.lineage(home, "crashy")[-1].version
     assert _content(cli, "crashy", 4000) == Counter(cli("export", "crashy", "--version", str(logged)).splitlines())
 
@@ -394,7 +394,6 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     the same table, tombstones, repair log and history as a repair that ran once."""
     from reasonlake.declare.view import load_view
     from reasonlake.engine.reads import read
-    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.jobs.rebuild import rebuild
     from reasonlake.engine.store import state
     from reasonlake.engine.jobs.views import _save
@@ -420,10 +419,10 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     assert "removed 1 item(s)" in cli("repair", "steady")
 
     def tombstones(view):
-        return home.spark.read.format("delta").load(repair.removed_path(home, view))
+        return home.spark.read.format("delta").load(repair_tables.removed_path(home, view))
 
     def log(view):  # the version a repair published differs between the two views
-        return home.spark.read.format("delta").load(repair.repairs_path(home, view)).drop("version")
+        return home.spark.read.format("delta").load(repair_tables.repairs_path(home, view)).drop("version")
 
     for point in ("repair job: published", "repair job: logged", "repair job: tombstones"):
         code, _, err = _subprocess_cli(cli.home, "repair", "crashy", env_extra={faults.CRASH_AFTER_ENV: point})
@@ -443,7 +442,7 @@ def test_repair_job_crashed_at_each_step_then_rerun(cli, tmp_path):
     assert log("crashy").count() == 1
     _same_rows(log("crashy"), log("steady"))
     # logged by a killed attempt, it names the version the repair recorded, not that attempt's
-    logged = home.spark.read.format("delta").load(repair.repairs_path(home, "crashy")).first().version
+    logged = home.spark.read.format("delta").load(repair_tables.repairs_path(home, "crashy")).first().version
     assert logged == state.lineage(home, "crashy")[-1].version
     assert "nothing to repair" in cli("repair", "crashy")
 
@@ -457,7 +456,6 @@ def test_view_create_rebuild_crashed_in_its_repair_then_rerun(cli, tmp_path):
     uninterrupted call. A second rebuild would take the sequence number the repair's
     tombstones carry and find no conflict left."""
     from reasonlake.engine.reads import read
-    from reasonlake.engine.steps import repair_step as repair
     from reasonlake.engine.store import state
     from tests.conftest import write
 
@@ -496,11 +494,11 @@ def test_view_create_rebuild_crashed_in_its_repair_then_rerun(cli, tmp_path):
     def table(path):
         return home.spark.read.format("delta").load(path)
 
-    assert table(repair.removed_path(home, "crashy")).count() == 1
-    _same_rows(table(repair.removed_path(home, "crashy")), table(repair.removed_path(home, "steady")))
-    assert table(repair.repairs_path(home, "crashy")).count() == 1
-    _same_rows(table(repair.repairs_path(home, "crashy")).drop("version"),
-               table(repair.repairs_path(home, "steady")).drop("version"))
+    assert table(repair_tables.removed_path(home, "crashy")).count() == 1
+    _same_rows(table(repair_tables.removed_path(home, "crashy")), table(repair_tables.removed_path(home, "steady")))
+    assert table(repair_tables.repairs_path(home, "crashy")).count() == 1
+    _same_rows(table(repair_tables.repairs_path(home, "crashy")).drop("version"),
+               table(repair_tables.repairs_path(home, "steady")).drop("version"))
     for name in ("crashy", "steady"):
         cli("slide", name, "--until", "3000")
     for close in (2000, 3000):

@@ -278,13 +278,14 @@ def repair_oracle_at(cases: list[packed.Case], close: int) -> dict[int, tuple[fr
 def _surviving(lake, view: str, close: int) -> dict[int, set]:
     """case number -> the window's explicit triples that repair did not tombstone, decoded."""
     from reasonlake.engine.steps import repair_step as repair
+    from reasonlake.engine.store import repair_tables
     from reasonlake.engine.store import state
     from reasonlake.engine.store.dictionary import decode
 
     home = lake.home
     decl = home.view(view)
     items = repair.window_items(home, decl.stream, decl.window, close, state.latest_ingest_seq(home),
-                                repair.tombstones(home, view))
+                                repair_tables.tombstones(home, view))
     named = decode(items.select("s", "p", "o").distinct(), home.table("terms"),
                    {"s": "subject", "p": "predicate", "o": "object"})
     out: dict[int, set] = {}

@@ -21,6 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     server_gone = False
     try:
+        # imported when called: it loads yaml
         from reasonlake.cli.verbs import VERBS
 
         return VERBS[args.command](args)

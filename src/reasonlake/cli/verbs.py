@@ -16,6 +16,7 @@ from reasonlake import api
 from reasonlake.api import Lakehouse, format_time, parse_time
 from reasonlake.cli import command_server, show
 from reasonlake.errors import QuarantinedRowsError, UsageError
+from reasonlake.history_plot import image_format, plot
 from reasonlake.progress_bar import progress_bar
 
 
@@ -233,8 +234,6 @@ def history(args) -> int:
 
 
 def _plot_history(args) -> int:
-    from reasonlake.history_plot import image_format, plot
-
     image_format(args.plot)  # a folder that is not there is answered before Spark starts
     rows = _lakehouse(args, defer=True).history(args.view)
     plot(args.view, rows, args.plot)
@@ -424,6 +423,7 @@ def sql(args) -> int:
 
 
 def query(args) -> int:
+    # imported when called: it loads polars, rdflib
     from reasonlake.query.results import write
 
     text = args.query

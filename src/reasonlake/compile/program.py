@@ -14,12 +14,23 @@ from dataclasses import dataclass, field
 
 from reasonlake.compile.hierarchy import Hierarchy
 from reasonlake.compile.owl2rl import JoinRule, compile_constructs
-from reasonlake.compile.restriction_subsumption import subsumptions
+from reasonlake.compile.restriction_subsumption import SOME, subsumptions
 from reasonlake.compile.rules import CATALOGUE, PROFILE_RULES
 from reasonlake.parse.lexical_space import CHECKS as LEXICAL_SPACES
 from reasonlake.vocab import (
-    DOMAIN, EQUIVALENT_CLASS, EQUIVALENT_PROPERTY, INVERSE_OF, OWL, RANGE, RDF, RDFS, SAME_AS,
-    SUB_CLASS_OF, SUB_PROPERTY_OF, TYPE, iri,
+    DOMAIN,
+    EQUIVALENT_CLASS,
+    EQUIVALENT_PROPERTY,
+    INVERSE_OF,
+    OWL,
+    RANGE,
+    RDF,
+    RDFS,
+    SAME_AS,
+    SUB_CLASS_OF,
+    SUB_PROPERTY_OF,
+    TYPE,
+    iri,
 )
 
 # Where a linear rule's output term comes from: the premise's subject or object (any other
@@ -274,7 +285,7 @@ def _existential_supers(restrictions, classes: Hierarchy) -> tuple[tuple[str, st
     """C ⊑ ∃P.D with ∃P.D under no named class: compiled (cax-sco types C's members with the
     restriction) but, by OWL 2 RL, entailing nothing a reader sees: the profile makes up no
     individual for an existential in superclass position."""
-    from reasonlake.compile.restriction_subsumption import SOME
+    # imported when called: it loads rdflib, yaml
     from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 
     def named(term: str) -> bool:

@@ -168,6 +168,7 @@ def _entry(path: Path, index: int, raw) -> UserExpectation:
 
 def build(expectation: UserExpectation):
     """The great-expectations object of an entry, or an error saying what is wrong."""
+    # imported when called: it loads great_expectations
     from great_expectations.expectations.registry import get_expectation_impl
 
     try:

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from reasonlake.errors import SparqlError, ViewDeclarationError
-from reasonlake.query.streams import ReportPolicy, StreamOperator
+from reasonlake.query.stream_policies import ReportPolicy, StreamOperator
 
 NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 ENTRY_FIELDS = {"name", "file", "text", "stream", "report"}
@@ -115,6 +115,7 @@ def _choice(path: Path, where: str, value, kind) -> str:
 def _checked_variables(path: Path, where: str, text: str) -> tuple[str, ...]:
     """The query's variables, once it is known to parse, to be a SELECT and to have
     variables that fit a table's columns."""
+    # imported when called: it loads rdflib
     from reasonlake.query import parse
 
     try:

@@ -69,6 +69,7 @@ class RspqlDecl:
 
     @cached_property
     def _parsed(self):
+        # imported when called: it loads rdflib
         from reasonlake.query.parse import algebra
 
         return algebra(self.registration.sparql).algebra

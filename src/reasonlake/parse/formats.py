@@ -334,6 +334,7 @@ def _json_kind(value: object) -> str:
 
 def _readers() -> dict[str, Callable[[str, bytes, int | None, Collector], None]]:
     """The reader of each suffix (the RDF formats' readers load rdflib: only when asked)."""
+    # imported when called: it loads rdflib
     from reasonlake.parse import rdf_formats
 
     return {

@@ -8,6 +8,15 @@ N-Triples text): Polars LazyFrames by default (``polars_frames``), Spark DataFra
 """
 from __future__ import annotations
 
-from reasonlake.query.answer import Answer, run
-
 __all__ = ["Answer", "run"]
+
+
+def __getattr__(name: str):
+    # the package's face loads the planner on first use: a view's declaration reads the
+    # stream policies (``stream_policies``) without it
+    if name in __all__:
+        # imported when called: it loads polars, rdflib
+        from reasonlake.query import answer
+
+        return getattr(answer, name)
+    raise AttributeError(name)

@@ -5,13 +5,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import polars as pl
+from rdflib import Variable
+from rdflib.plugins.sparql.algebra import traverse
+from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
 from reasonlake.query import bound as query_bound
 from reasonlake.query import builtins, construct, events, parse
 from reasonlake.query import terms as T
-from reasonlake.query.planner import Planner
 from reasonlake.query.dialects.polars_frames import PolarsFrames
+from reasonlake.query.planner import Planner
 from reasonlake.query.solutions import TIMES, UNIT
 
 
@@ -92,7 +95,6 @@ def run(triples, text: str, frames=None, *, distinct: bool = False, occurrences=
 
 
 def _template_variables(template) -> list[str]:
-    from rdflib import Variable
 
     return [str(t) for triple in template or [] for t in triple if isinstance(t, Variable)]
 
@@ -100,9 +102,6 @@ def _template_variables(template) -> list[str]:
 def read_patterns(root) -> list[tuple]:
     """The triple patterns of a query's algebra, those of its (NOT) EXISTS too
     (``terms.pattern_term``; a path as a 1-tuple: it may match anything)."""
-    from rdflib.plugins.sparql.algebra import traverse
-    from rdflib.plugins.sparql.parserutils import CompValue
-
     def term(t):
         try:
             return T.pattern_term(t)

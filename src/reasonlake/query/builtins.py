@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 import uuid
 from contextvars import ContextVar
 from datetime import datetime, timezone
@@ -88,7 +89,6 @@ def _per_row(function, dtype=pl.String) -> pl.Expr:
 class Builtins:
     """Handlers mixed into ``expressions.Compiler`` (which provides ``term``, ``text``,
     ``_hidden`` and ``compile``)."""
-
     # -- strings (17.4.3) -----------------------------------------------------------------
     def _Builtin_STRLANG(self, e):
         text, tag = self.text(e.arg1), self.text(e.arg2)
@@ -159,7 +159,6 @@ class Builtins:
         pattern = (f"(?{flags})" if flags else "") + str(e.pattern)
         _check_pattern(str(e.pattern))
         # XPath's $1 is the Rust engine's ${1}: "$1a" would name a group "1a" there
-        import re
 
         replacement = re.sub(r"\$([0-9])", r"${\1}", str(e.replacement))
         changed = text.lexical.str.replace_all(pattern, replacement)
@@ -295,8 +294,6 @@ class Builtins:
 
 
 def _check_pattern(pattern: str) -> None:
-    import re
-
     try:
         re.compile(pattern)
     except re.error as exc:

@@ -11,6 +11,7 @@ raises ``SparqlError`` naming it.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 import polars as pl
@@ -21,6 +22,8 @@ from reasonlake.errors import SparqlError
 from reasonlake.query import casts
 from reasonlake.query import terms as T
 from reasonlake.query.builtins import Builtins, arguments
+from reasonlake.query.events import EVENT
+from reasonlake.query.solutions import END, START
 from reasonlake.query.values import Text, Value, effective_boolean, truth_value
 
 
@@ -272,7 +275,6 @@ class Compiler(Builtins):
             raise SparqlError(f"REGEX flag(s) {flags!r} are not supported (i, s, m, x are)")
         pattern = (f"(?{flags})" if flags else "") + str(e.pattern)
         try:
-            import re
 
             re.compile(str(e.pattern))
         except re.error as exc:
@@ -280,9 +282,6 @@ class Compiler(Builtins):
         return truth_value(pl.when(text.ok).then(text.lexical.str.contains(pattern)))
 
     def _Function(self, e) -> Value:
-        from reasonlake.query.events import EVENT
-        from reasonlake.query.solutions import END, START
-
         if str(e.iri).startswith(EVENT) and not e.expr:
             if not self.timed:
                 raise SparqlError("getDURATION(), getSTARTTIME() and getENDTIME() read the interval of a pattern's "

@@ -2,8 +2,14 @@
 ``SparqlError`` saying where the text is wrong."""
 from __future__ import annotations
 
+from rdflib import URIRef
+from rdflib.plugins.sparql import parser
+from rdflib.plugins.sparql.algebra import translateQuery
+from rdflib.plugins.sparql.sparql import Prologue
+
 from reasonlake.errors import SparqlError
 from reasonlake.query import validate
+from reasonlake.query.events import translate
 
 
 def _keep_every_prefix() -> None:
@@ -11,9 +17,8 @@ def _keep_every_prefix() -> None:
     namespace: ``PREFIX ex: <x> PREFIX : <x>`` forgot ``ex:`` and a legal query was refused
     ("Unknown namespace prefix"). The prologue rdflib makes is given a table of every prefix
     as declared (SPARQL 1.1, 4.1.1.1), read before the store's."""
-    from rdflib import URIRef
+    # imported when called: tests replace this name
     from rdflib.plugins.sparql import algebra as rdflib_algebra
-    from rdflib.plugins.sparql.sparql import Prologue
 
     if getattr(rdflib_algebra.Prologue, "keeps_every_prefix", False):
         return
@@ -42,11 +47,9 @@ def algebra(text: str):
     """rdflib's translated query (``.algebra``: the root, a SelectQuery, AskQuery, ...);
     EP-SPARQL's operators are translated first (``events``: a text translated already is
     left as it is)."""
+    # imported when called: it loads pyparsing
     from pyparsing import ParseException
-    from rdflib.plugins.sparql import parser
-    from rdflib.plugins.sparql.algebra import translateQuery
 
-    from reasonlake.query.events import translate
 
     _keep_every_prefix()
     text, _ = translate(text)

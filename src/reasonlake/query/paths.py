@@ -18,6 +18,7 @@ from __future__ import annotations
 import polars as pl
 from rdflib import URIRef
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, Path, SequencePath
+from rdflib.plugins.sparql import parser
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
@@ -143,8 +144,6 @@ def _keep_inverse_iris() -> None:
     ``InversePath`` node keeps only named parameters, and the IRI has none, so ``!^ex:p``
     parsed to an empty node (and ``_negated`` failed on it). The node made here keeps the
     IRI as ``part``, where the prefixed-name pass resolves it like any other term."""
-    from rdflib.plugins.sparql import parser
-
     member = parser.PathOneInPropertySet.exprs[-1]
     if getattr(member, "name", None) != "InversePath" or getattr(member, "_keeps_iri", False):
         return

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 from rdflib import BNode, Variable
+from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.errors import SparqlError
@@ -563,7 +564,6 @@ def _walk(expr):
 @dataclass(frozen=True)
 class _Pushed:
     """A FILTER condition taken to the one triple pattern that binds all it reads."""
-
     expr: Any
     variables: frozenset[str]
     pattern: Any
@@ -598,8 +598,6 @@ def _pushed_down(expr, triples):
 def _variables_of(expr) -> frozenset[str] | None:
     """The variables ``expr`` reads; None when it holds a pattern (EXISTS) or an aggregate,
     whose rows are not the row's own."""
-    from rdflib import Variable
-
     names = set()
     for node in _walk(expr):
         if isinstance(node, CompValue) and (node.name in ("Builtin_EXISTS", "Builtin_NOTEXISTS")
@@ -611,8 +609,6 @@ def _variables_of(expr) -> frozenset[str] | None:
 
 
 def _translated(graph):
-    from rdflib.plugins.sparql.algebra import translateGroupGraphPattern
-
     if isinstance(graph, CompValue) and graph.name.startswith("GroupGraphPattern"):
         return translateGroupGraphPattern(graph)
     return graph

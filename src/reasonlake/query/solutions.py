@@ -23,13 +23,9 @@ from typing import Any, Callable
 import polars as pl
 
 from reasonlake.errors import SparqlError
-from reasonlake.query.dialects.protocol import Frames
+from reasonlake.query.dialects.protocol import END, ROW, START, TIMES, UNIT, Frames  # noqa: F401 (the plan's names)
 
-UNIT = "$unit"  # SPARQL variable names cannot hold '$': hidden columns start with it
-ROW = "$row"
-START, END = "$start", "$end"
 _RIGHT_START, _RIGHT_END = "$right.start", "$right.end"
-TIMES = (START, END)
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: a frame has no equality

@@ -317,6 +317,7 @@ def numeric_term(rank: pl.Expr, as_float: pl.Expr, as_integer: pl.Expr) -> pl.Ex
 
 def constant(term) -> str:
     """An rdflib term of the query (IRI or literal) as canonical N-Triples text."""
+    # imported when called: it loads rdflib
     from rdflib import BNode, Literal, URIRef
 
     if isinstance(term, URIRef):
@@ -331,6 +332,7 @@ def constant(term) -> str:
 def pattern_term(term) -> str | tuple[str]:
     """A triple pattern's term: a constant in N-Triples, a variable as the 1-tuple of its name,
     a blank node as a hidden variable (``$b<id>``); TypeError for what is neither (a path)."""
+    # imported when called: it loads rdflib
     from rdflib import BNode, Variable
 
     if isinstance(term, Variable):

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from reasonlake.compile.owl2rl import JoinRule
 from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.tbox import ANONYMOUS_PREFIX
+from reasonlake.errors import RecursiveRepairError
 from reasonlake.vocab import SAME_AS, TYPE
 
 Atom = tuple[str, str, str]
@@ -102,7 +103,6 @@ def _key(atom: Atom):
 
 class _Index:
     """Positive rules by the key of their head; an atom finds the rules that can produce it."""
-
     def __init__(self, rules: list[PositiveRule]):
         self.by_key: dict[tuple, list[PositiveRule]] = defaultdict(list)
         self.types: list[PositiveRule] = []
@@ -143,7 +143,6 @@ def rewrite(program: Program, depth: int | None) -> NormalForm:
 @dataclass(frozen=True)
 class _Atom:
     """A pattern atom with the rules it was unfolded through (to see a rule come back)."""
-
     atom: Atom
     lineage: tuple[int, ...] = ()  # ids of the positive rules, in order
     repeats: int = 0  # how often a multi-premise rule came back on this atom's path
@@ -393,8 +392,6 @@ def _homomorphism(small: tuple, big: tuple) -> dict | None:
 def for_view(decl, program: Program) -> NormalForm:
     """A view's normal form; a recursive negative inclusion without ``repair_depth`` is a
     declaration error naming it and the rules it cycles through."""
-    from reasonlake.errors import RecursiveRepairError
-
     try:
         return rewrite(program, decl.repair_depth)
     except RecursiveNegativeInclusion as exc:

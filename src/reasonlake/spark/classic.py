@@ -29,6 +29,7 @@ def java_class(gateway, name: str):
     once per gateway. Walked as ``gateway.a.b.C``, py4j asks the JVM at every dot whether it
     names a package or a class: 5-6 ms a class on 2 cores, paid by every commit the driver
     writes (a dozen classes each) when they were walked at each use."""
+    # imported when called: it loads py4j
     from py4j.java_gateway import JavaClass
 
     key = (gateway._gateway_client, name)
@@ -88,6 +89,7 @@ def parsed_plan(spark, statement: str) -> str | None:
     found = jvm(spark)
     if found is None:
         return None
+    # imported when called: it loads py4j, pyspark (the JVM)
     from py4j.protocol import Py4JJavaError
     from pyspark.errors.exceptions.captured import convert_exception
 

@@ -53,13 +53,13 @@ def test_export_and_sql_rows_read_in_the_driver_equal_spark_at_every_close(cli, 
         cli("slide", "d", "--until", str(close))
         record = state.lineage(home, "d")[-1]
         monkeypatch.delenv("REASONLAKE_SMALL_TABLES", raising=False)
-        in_driver = read._ntriples_in_driver(home, "d", record, close, True)
-        assert in_driver is not None, "the driver did not read the view's table"
-        in_driver = list(in_driver)
+        assert driver_reads.view_rows(home, "d", None, close, "1 AS one") is not None, \
+            "the driver did not read the view's table"
+        in_driver = list(read.ntriples(home, "d"))
         frame = read.view_in_driver(home, "d", record)
         assert frame is not None
         monkeypatch.setenv("REASONLAKE_SMALL_TABLES", "0")  # the same through Spark
-        assert read._ntriples_in_driver(home, "d", record, close, True) is None
+        assert driver_reads.view_rows(home, "d", None, close, "1 AS one") is None
         through_spark = list(read.ntriples(home, "d"))
         assert in_driver == through_spark, f"close {close}"
         assert any(f"{ex('ann')} {TYPE} {ex('Parent')} ." == line for line in in_driver), in_driver
@@ -217,3 +217,31 @@ def test_a_closes_facts_read_here_equal_sparks_live_rows_with_deletion_vectors(s
     expected = live.where("s IN (3, 33, 1500, 2997) OR o IN (3, 33, 1500, 2997) OR p = 5")
     assert not expected.isEmpty()
     _same_rows(spark.createDataFrame(looked_up.to_arrow()), expected)
+
+
+def test_an_answer_is_the_same_read_here_or_by_spark(cli, spark, tmp_path, monkeypatch):
+    """``driver_reads.answer`` always answers: by delta-rs in this process where the access
+    mode reads the home's files, else by Spark over the same SQL; the two agree, at a version
+    and at the latest, and so do the store's small answers built on it."""
+    from reasonlake.engine.reads import audit
+    from reasonlake.engine.store import access, driver_reads, materialization, state
+
+    _view(cli, tmp_path)
+    home = _home(cli, spark)
+    cli("slide", "d", "--until", "4000")
+    version = state.lineage(home, "d")[-2].version
+    tables = {"mat": (home.mat_path("d"), version), "terms": (home.path("terms"), None)}
+    sql = ("SELECT t.term, count(*) AS n, min(m.exp_pane) AS e FROM {mat} m JOIN {terms} t ON t.id = m.p "
+           "GROUP BY t.term")
+    answers = {}
+    for small_tables in ("1", "0"):
+        monkeypatch.setenv("REASONLAKE_SMALL_TABLES", small_tables)
+        assert access.of(spark, home.mat_path("d")).reads_here == (small_tables == "1")
+        grouped = sorted(driver_reads.answer(spark, tables, sql).to_pylist(), key=str)
+        key = driver_reads.answer(spark, {"mat": (home.mat_path("d"), version)},
+                                  "SELECT s, p, o FROM {mat} ORDER BY s, p, o LIMIT 1").to_pylist()[0]
+        answers[small_tables] = (grouped, materialization.expiring(home, "d", 10**12),
+                                 materialization.next_expiry(home, "d", 0),
+                                 audit._rows_of(home, "d", version, (key["s"], key["p"], key["o"]), -10**12))
+    assert answers["1"][0] and answers["1"][1] > 0 and answers["1"][2] is not None and answers["1"][3]
+    assert answers["1"] == answers["0"]

@@ -133,6 +133,7 @@ def in_driver(home: Home, stream: str, name: str, seqs: tuple[int, ...], items: 
     """``items`` (``jsonl_columns.ITEM_SCHEMA``, in line order) against the events of the
     ingests ``seqs``: the items not ingested from the file yet, their blank nodes named as
     the earlier ingests named them, in line order; and the counts."""
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql import functions as F
 
     events = home.table("events").where((F.col("stream") == stream) & F.col("ingest_seq").isin(list(seqs)))
@@ -176,6 +177,7 @@ def on_spark(home: Home, stream: str, items, files: dict[str, tuple[tuple[int, .
     file -> (earlier ingest numbers, own skolem key, its item count)) against the events of
     each file's earlier ingests: (the items not ingested from their file yet, checkpointed,
     blank nodes named as the earlier ingests named them; an Overlap per file)."""
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 

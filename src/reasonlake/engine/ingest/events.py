@@ -13,12 +13,14 @@ from pathlib import Path
 
 import polars as pl
 
-from reasonlake.engine.steps import admit
+from reasonlake.declare.view import NAME_PATTERN
 from reasonlake.engine.ingest import already_ingested, ingest_log
-from reasonlake.engine.process import faults
 from reasonlake.engine.ingest.ingest_log import IngestReport
+from reasonlake.engine.process import faults
 from reasonlake.engine.process.progress import Progress, Steps
-from reasonlake.engine.store import lease, table_cache, table_writes
+from reasonlake.engine.process.timing import step
+from reasonlake.engine.steps import admit
+from reasonlake.engine.store import inputs, lease, table_cache, table_writes
 from reasonlake.engine.store.dictionary import (
     append_terms,
     driver_term_ids,
@@ -26,9 +28,8 @@ from reasonlake.engine.store.dictionary import (
 )
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import EVENT_SCHEMA, INGEST_SCHEMA, QUARANTINE_SCHEMA
-from reasonlake.engine.process.timing import step
 from reasonlake.errors import DuplicateFileError, IngestError, UsageError
-from reasonlake.parse.formats import parse_file
+from reasonlake.parse.formats import check_readable, parse_bytes, parse_file
 
 DAY_MS = 86_400_000
 
@@ -190,9 +191,8 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     are left out: a file whose quarantined rows were fixed adds only their items) or
     ``allow_duplicate`` (all of it goes in again). ``progress``: told of each plain file
     parsed, and of the URIs once they are written."""
-    from reasonlake.engine.store import inputs
+    # here: the executors' ingest (Spark's readers) loads only for what Spark parses
     from reasonlake.engine.ingest import spark_ingest
-    from reasonlake.parse.formats import check_readable
 
     check_flags(allow_duplicate, only_new)
     check_stream_name(stream)
@@ -242,7 +242,6 @@ def ingest_contents(home: Home, stream: str, files: list[tuple[str, str, bytes]]
     under the Delta transaction ``txn``, duplicates allowed: the streaming runner's
     micro-batch of local files, parsed as its executors would (the same parser and file key)
     and written with no Spark job. Returns the reports and the latest item time."""
-    from reasonlake.parse.formats import parse_bytes
 
     reads = []
     for name, sha, content in files:
@@ -262,8 +261,6 @@ def check_flags(allow_duplicate: bool, only_new: bool) -> None:
 
 
 def check_stream_name(stream: str) -> None:
-    from reasonlake.declare.view import NAME_PATTERN
-
     if not isinstance(stream, str) or not NAME_PATTERN.fullmatch(stream):
         raise IngestError(
             f"stream {stream!r} is not a stream name: letters, digits and _, not starting with a "
@@ -312,7 +309,9 @@ def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
     """A DataFrame's rows (s, p, o, ts) as one ingest, checked and quarantined as JSONL rows
     are; ``name`` stands for the file in the events and quarantine tables (a frame is no file:
     its items are not compared with earlier ingests of the name, as a file's are)."""
+    # here: the executors' ingest (Spark's readers) loads only for what Spark parses
     from reasonlake.engine.ingest import spark_ingest
+
 
     check_stream_name(stream)
     parsed = spark_ingest.parse_frame(home, frame, name)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from reasonlake.engine.store import table_cache
-from reasonlake.engine.store.state import LATEST_SEQ
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.state import LATEST_SEQ
 from reasonlake.errors import DuplicateFileError
 from reasonlake.parse.formats import suffix_of
 
@@ -51,14 +51,12 @@ ANSWER = ("ingests",)  # the cached question: (seq, stream, file, sha256) of eve
 def ingests(home: Home) -> pl.DataFrame:
     """The ingests so far (seq, stream, file, sha256), kept per commit of their table."""
     def read() -> pl.DataFrame:
+        # imported when called: it loads pyarrow, rdflib
         from reasonlake.engine.store import driver_reads
 
         # in this process where the home allows (a Spark read of a fresh process: 0.8 s of jobs)
-        found = driver_reads.query(home.spark, {"ingests": (home.path("ingests"), None)},
-                                   "SELECT seq, stream, file, sha256 FROM ingests")
-        if found is None:
-            found = home.table("ingests").select("seq", "stream", "file", "sha256").toArrow()
-        return pl.from_arrow(found)
+        return pl.from_arrow(driver_reads.answer(home.spark, {"ingests": (home.path("ingests"), None)},
+                                                 "SELECT seq, stream, file, sha256 FROM {ingests}"))
 
     return table_cache.read(home.spark, home.path("ingests"), ANSWER, read)
 

@@ -15,15 +15,21 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from pyspark import TaskContext
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.ingest import already_ingested, ingest_log
 from reasonlake.engine.process import faults
-from reasonlake.engine.store import table_cache
+from reasonlake.engine.process.timing import step
+from reasonlake.engine.store import lease, table_cache
 from reasonlake.engine.store.dictionary import (
     append_terms,
     few_unseen_terms,
@@ -32,8 +38,8 @@ from reasonlake.engine.store.dictionary import (
 )
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import INGEST_SCHEMA, PARSED_SCHEMA
-from reasonlake.engine.process.timing import step
 from reasonlake.errors import IngestError
+from reasonlake.parse.formats import Rejected, parse_bytes, parse_rows
 
 DAY_MS = 86_400_000
 _FIELDS = [f.split(" ")[0] for f in PARSED_SCHEMA.split(", ")]
@@ -64,8 +70,6 @@ REPORTED_REJECTIONS = 1000
 
 
 def _batches(rows: list[dict]):
-    import pyarrow as pa
-
     schema = _arrow_schema()
     for start in range(0, len(rows), _BATCH_ROWS):
         chunk = rows[start:start + _BATCH_ROWS]
@@ -84,8 +88,6 @@ def _parsed_rows(file: str, sha: str, parsed, *, items: bool = True) -> list[dic
 
 def _item_batches(file: str, parsed):
     """A file's items as Arrow batches of PARSED_SCHEMA, straight from the parser's columns."""
-    import polars as pl
-
     frame = parsed.frame()
     if not frame.height:
         return
@@ -98,8 +100,6 @@ def _item_batches(file: str, parsed):
 
 
 def _arrow_schema():
-    import pyarrow as pa
-
     return pa.schema([(n, pa.int64() if n == "ts" else pa.int32() if n in ("line", "event") else pa.string())
                       for n in _FIELDS])
 
@@ -107,7 +107,6 @@ def _arrow_schema():
 def _parse_files(ts: int | None):
     """mapInArrow over (path, content): each file's items, rejections and summary."""
     def parse(batches):
-        from reasonlake.parse.formats import parse_bytes
 
         for batch in batches:
             for path, content in zip(batch.column("path").to_pylist(), batch.column("content").to_pylist()):
@@ -126,9 +125,7 @@ def _parse_messages():
     """mapInArrow over Kafka records (topic, partition, offset, value): each topic
     partition's records of the task read as one JSONL text, a row per message."""
     def parse(batches):
-        import dataclasses
 
-        from reasonlake.parse.formats import parse_bytes
 
         runs: dict[tuple[str, int], list[tuple[int, bytes | None]]] = {}
         for batch in batches:
@@ -167,8 +164,6 @@ def _message_line(value: bytes) -> tuple[bytes, str | None]:
 
     A message may be JSON spread over lines: when it parses, its line breaks stood outside
     strings (JSON allows none inside), so spaces in their place give the same row."""
-    import json
-
     if b"\n" not in value and b"\r" not in value:
         return value, None
     text = value.decode("utf-8", errors="replace")
@@ -180,17 +175,12 @@ def _message_line(value: bytes) -> tuple[bytes, str | None]:
 
 
 def _rejected(line: int, raw: str):
-    from reasonlake.parse.formats import Rejected
-
     return Rejected(line, raw, "the message spans lines and is not valid JSON; a message is one JSON "
                     'object such as {"s": "<http://example.org/a>", "p": "<http://example.org/p>", '
                     '"o": "\\"text\\"", "ts": "2026-11-22T10:00:00Z"}')
 
 
 def _at_lines(table, at: list[int]):
-    import numpy as np
-    import polars as pl
-
     lines = np.asarray(at)[table.get_column("line").to_numpy() - 1]
     return table.with_columns(pl.Series("line", lines).cast(table.schema["line"]))
 
@@ -228,9 +218,7 @@ def parse_files(files: DataFrame, ts: int | None, order: list[str] | None = None
 
 def _parse_frame(file_key: str):
     def parse(batches):
-        from pyspark import TaskContext
 
-        from reasonlake.parse.formats import parse_rows
 
         partition = TaskContext.get().partitionId()
         rows = [row for batch in batches for row in batch.to_pylist()]
@@ -278,8 +266,6 @@ def write(home: Home, stream: str, parsed: Parsed, *, allow_duplicate: bool, onl
     ``allow_duplicate``. ``txn`` replaces the call's Delta transaction id (the runner's: its
     query and micro-batch). Under the home's ingest lease: the ingest numbers and the new
     terms are read and appended by one ingest at a time."""
-    from reasonlake.engine.store import lease
-
     with lease.ingesting(home):
         return _write(home, stream, parsed, ingest_log.ingests(home), allow_duplicate=allow_duplicate,
                       only_new=only_new, by_file_name=by_file_name, ts=ts, txn=txn)

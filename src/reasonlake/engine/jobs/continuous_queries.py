@@ -32,16 +32,17 @@ import polars as pl
 from rdflib import BNode, Variable
 
 from reasonlake.declare.queries import QueryDecl
-from reasonlake.query.streams import ReportPolicy
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.process import faults
+from reasonlake.engine.process.timing import step
 from reasonlake.engine.reads import query_read
 from reasonlake.engine.store import query_tables, state
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.process.timing import step
+from reasonlake.plan.durations import format_time
 from reasonlake.query import incremental, streams
 from reasonlake.query.bound import QueryBoundError
+from reasonlake.query.streams import ReportPolicy
 
 
 def after_publish(home: Home, decl: ViewDecl, close: int, version: int, earlier: list[state.Published]) -> None:
@@ -70,8 +71,6 @@ def _past_bound(home: Home, decl: ViewDecl, query: QueryDecl, close: int, versio
                 exc: QueryBoundError) -> None:
     """No rows for ``close`` (none left of an earlier try either), nothing kept to carry or
     compare with, and the line that says why."""
-    from reasonlake.plan.durations import format_time
-
     empty = pl.DataFrame(schema={v: pl.String for v in query.variables})
     query_tables.replace_from(home, decl.name, query, query_tables.frame(list(query.variables), empty, close, version),
                               close)

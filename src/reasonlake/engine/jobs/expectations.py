@@ -16,20 +16,25 @@ imported here only, so a command that runs no suite never pays its import.
 from __future__ import annotations
 
 import json
+import logging
+import sys
 from dataclasses import dataclass
 
 import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.plan.durations import format_time
 from reasonlake.declare.expectations import UserExpectation, build
 from reasonlake.declare.view import ViewDecl
-from reasonlake.engine.steps import builtin_suite
-from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.schemas import EXPECTATION_SCHEMA
 from reasonlake.engine.process.timing import step
+from reasonlake.engine.steps import builtin_suite
+from reasonlake.engine.store import table_writes, view_decoding
+from reasonlake.engine.store import violations_table as violations
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.materialization import expiration_pane
+from reasonlake.engine.store.schemas import EXPECTATION_SCHEMA
 from reasonlake.errors import ExpectationFailedError
+from reasonlake.plan.durations import format_time
 from reasonlake.plan.windows import NEVER
 
 BUILTIN = "builtin"
@@ -102,7 +107,6 @@ def act(decl: ViewDecl, outcome: Outcome | None) -> None:
             f"{outcome.report()}\nthe close is withheld: readers keep the last close that passed until a later "
             f"one passes (the next slide goes on after this one); inspect it with `reasonlake export {decl.name} "
             f"--version {outcome.version}` or `reasonlake validate {decl.name} --version {outcome.version}`")
-    import sys
 
     print(f"reasonlake: warning: {outcome.report()}", file=sys.stderr)
 
@@ -144,7 +148,6 @@ def _builtin_in_driver(home: Home, decl: ViewDecl, close: int, version: int, eve
     results = [Result(BUILTIN, *checked) for checked in builtin_suite.evaluate(frame, decl.window, close)]
     bound = _max_violations(decl)
     if bound is not None:
-        from reasonlake.engine.store import violations_table as violations
 
         count = violations.count_live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
             else 0
@@ -154,14 +157,14 @@ def _builtin_in_driver(home: Home, decl: ViewDecl, close: int, version: int, eve
 
 def _joined_in_driver(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int) -> pl.DataFrame | None:
     """``_joined``'s rows read by delta-rs in this process (DataFusion), None where Spark must."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.steps.admit import stream_literal
     from reasonlake.engine.store import driver_reads
-    from reasonlake.engine.store.view_decoding import expiration_pane
 
     window = decl.window
     sql = (
         "SELECT m.s, m.p, m.o, ts.term AS subject, tp.term AS predicate, tob.term AS object, m.origin, m.rule, "
-        f"m.exp_pane, {expiration_pane(window, 'm.origin')} AS expected_pane, "
+        f"m.exp_pane, {view_decoding.expiration_pane(window, 'm.origin')} AS expected_pane, "
         "CASE WHEN starts_with(ts.term, '\"') THEN ts.term END AS literal_subject, "
         f"CASE WHEN m.rule = 'explicit' AND m.origin < {NEVER} AND i.s_id IS NULL THEN concat_ws(' ', "
         "CAST(m.s AS VARCHAR), CAST(m.p AS VARCHAR), CAST(m.o AS VARCHAR), CAST(m.origin AS VARCHAR)) "
@@ -203,7 +206,6 @@ def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: 
     yield from run_on.validate(f"{decl.name}_builtin", frame, builtin_suite.gx_checks(decl.window, close), BUILTIN)
     bound = _max_violations(decl)
     if bound is not None:
-        from reasonlake.engine.store import violations_table as violations
 
         live = violations.live(home, decl.name, close, violations_version) if _has_violations(home, decl.name) \
             else home.spark.createDataFrame([], "key STRING")
@@ -216,8 +218,8 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
     expiration pane the origin implies, the subject's text when it is a literal, and an
     explicit fact's ids when no stream item of the window has that triple at that time (null
     when all is well, so a failed check lists the offending values)."""
+    # imported when called: it loads pyarrow, xxhash
     from reasonlake.engine.store.dictionary import decode
-    from reasonlake.engine.store.materialization import expiration_pane
 
     window = decl.window
     items = (home.table("events")
@@ -236,12 +238,11 @@ def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: 
 
 
 def _has_violations(home: Home, view: str) -> bool:
-    from reasonlake.engine.store import violations_table as violations
-
     return violations.exists(home, view)
 
 
 def _user(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: "_Runner") -> list[Result]:
+    # imported when called: it loads pyarrow, xxhash
     from reasonlake.engine.reads.read import reader_columns
 
     content = reader_columns(joined.where(F.col("origin") > decl.window.opens(close)), decl.window)
@@ -270,8 +271,8 @@ def _context():
     """One ephemeral great-expectations context per process, its progress bars off (they
     would write to the terminal in the middle of a command's output)."""
     if "gx" not in _CONTEXT:
-        import logging
 
+        # imported when called: it loads great_expectations
         import great_expectations as gx
         from great_expectations.data_context.types.base import ProgressBarsConfig
 
@@ -293,6 +294,7 @@ class _Runner:
 
     def validate(self, asset_name: str, frame: DataFrame, checks: list, suite: str,
                  labels: list[str] | None = None) -> list[Result]:
+        # imported when called: it loads great_expectations
         import great_expectations as gx
 
         context = _context()
@@ -337,6 +339,7 @@ class _Runner:
 
 def _validate_with_docs(context, name: str, batch_definition, suite, frame, result_format, docs: str):
     """A checkpoint run: the results are kept in the context's store and rendered to HTML."""
+    # imported when called: it loads great_expectations
     import great_expectations as gx
     from great_expectations.checkpoint import UpdateDataDocsAction
 
@@ -376,6 +379,5 @@ def _plain(value):
 def _record(home: Home, outcome: Outcome, run: str) -> None:
     rows = [(outcome.view, outcome.close, outcome.version, run, r.suite, r.expectation, r.kwargs, r.success,
              r.observed, r.unexpected) for r in outcome.results]
-    from reasonlake.engine.store import table_writes
 
     table_writes.append_rows(home.spark, home.path("expectations"), rows, EXPECTATION_SCHEMA)

@@ -7,23 +7,25 @@ import time
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.plan.durations import format_time
-from reasonlake.engine.process import collector, faults
+from reasonlake.engine.jobs import continuous_queries
 from reasonlake.engine.jobs import expectations as expect
-from reasonlake.engine.steps import repair_step as rep
-from reasonlake.engine.jobs.close import change_stats, change_summary, file_list_ahead
-from reasonlake.engine.steps.compiled import Compiled, compile_view, seed
+from reasonlake.engine.process import collector, faults
 from reasonlake.engine.process.progress import Progress, Steps
-from reasonlake.engine.reason import resident
+from reasonlake.engine.process.timing import step
+from reasonlake.engine.reads.read import check_close
+from reasonlake.engine.reason import budget, driver_rounds, resident
 from reasonlake.engine.reason.paned_facts import PanedFacts
-from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
-from reasonlake.engine.store import catalog, file_list, lease, state
+from reasonlake.engine.reason.spark_rounds import FixpointResult, find_violations, run_fixpoint
+from reasonlake.engine.steps.admit import explicit_items, stream_events, window_rows
+from reasonlake.engine.steps.after_rounds import change_stats, change_summary, file_list_ahead
+from reasonlake.engine.steps.compiled import Compiled, compile_view, seed
+from reasonlake.engine.store import catalog, file_list, lease, repair_tables, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as viol
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.schemas import FACT_SCHEMA
-from reasonlake.engine.process.timing import step
+from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA
 from reasonlake.errors import CloseError
+from reasonlake.plan.durations import format_time
 
 
 def rebuild(home: Home, view: str, at: int | None, *, now: int, rewind: bool = True,
@@ -59,8 +61,6 @@ def _rebuild_close(decl, history, at: int, now: int, rewind: bool) -> int:
     """``at`` itself, if it is a close a rebuild may take: one already processed (or, before
     any, one already past). A later close would publish a window the next slide cannot
     follow (events up to it would never be admitted)."""
-    from reasonlake.engine.reads.read import check_close
-
     window = decl.window
     check_close(decl.name, window, at)
     close = at
@@ -105,10 +105,6 @@ def _in_driver(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: i
     A small window then costs no Spark job (a Brick model of a few triples: under half a
     second, against about 1.5 s of jobs). None, with nothing written, where the events or
     the closure do not fit the driver's budget: the caller goes through Spark."""
-    from reasonlake.engine.steps.admit import window_rows
-    from reasonlake.engine.reason import budget, driver_rounds
-    from reasonlake.engine.reason.spark_rounds import FixpointResult
-    from reasonlake.engine.store.schemas import FACT_COLUMNS
 
     decl, window, view, tables = compiled.decl, compiled.decl.window, compiled.decl.name, compiled.tables
     if not budget.LOCAL_ROWS:
@@ -136,12 +132,11 @@ def _in_driver(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: i
 
 def _through_spark(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, *, lost, mode: str,
                    repairs: int, steps: Steps, started: float):
-    from reasonlake.engine.steps.admit import explicit_items, stream_events
 
     decl, window, view = compiled.decl, compiled.decl.window, compiled.decl.name
     events = stream_events(home, decl.stream, upto_seq, window.opens(close), close)
     if compiled.repair is not None:  # items removed by repair stay removed
-        removed = rep.tombstones(home, view, before=close + 1)
+        removed = repair_tables.tombstones(home, view, before=close + 1)
         if lost is not None:
             removed = removed.unionByName(lost.select("s", "p", "o", "ts"))
         removed = removed.select(F.col("s").alias("s_id"), F.col("p").alias("p_id"), F.col("o").alias("o_id"), "ts")
@@ -195,7 +190,6 @@ def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: in
     stats = change_stats(result)
     version = mat.version(home, view)
     if decl.queries:  # imported here: a view without registered queries never loads the SPARQL compiler
-        from reasonlake.engine.jobs import continuous_queries
 
         # the queries' rows from this close on are this rebuild's (later closes: the next slide's)
         continuous_queries.after_publish(home, decl, close, version,

@@ -3,12 +3,12 @@ or a restore), then materialized again in one commit."""
 from __future__ import annotations
 
 from reasonlake.engine.jobs import expectations as expect
+from reasonlake.engine.jobs.rebuild import MATERIALIZE_STEPS, materialize
 from reasonlake.engine.process import faults
+from reasonlake.engine.process.progress import Progress, Steps
 from reasonlake.engine.steps import repair_step as rep
 from reasonlake.engine.steps.compiled import compile_view
-from reasonlake.engine.process.progress import Progress, Steps
-from reasonlake.engine.jobs.rebuild import MATERIALIZE_STEPS, materialize
-from reasonlake.engine.store import catalog, lease, state
+from reasonlake.engine.store import catalog, lease, repair_tables, state
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError, ViewDeclarationError
 
@@ -37,7 +37,7 @@ def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state
     steps = Steps(progress, 1 + MATERIALIZE_STEPS + 3).start()
     last = history[-1]
     close, upto_seq = last.close, last.events_seq
-    before = rep.tombstones_before(home, view, seq)
+    before = repair_tables.tombstones_before(home, view, seq)
     items = rep.window_items(home, decl.stream, decl.window, close, upto_seq, before).localCheckpoint()
     decision = rep.decide_close(home.spark, compiled.repair, None, items, compiled.tables.background)
     if not decision.removals:
@@ -50,10 +50,10 @@ def _repair_job(home: Home, view: str, progress: Progress | None) -> tuple[state
     record, checked = materialize(home, compiled, close, upto_seq, seq, lost=tomb, mode="repair",
                                    repairs=len(decision.removals), steps=steps)
     faults.reached("repair job: published")
-    rep.log_repairs(home, view, decision, close, seq, record.version, "repair")
+    repair_tables.log_repairs(home, view, decision, close, seq, record.version, "repair")
     steps.advance("repair log")
     faults.reached("repair job: logged")
-    rep.write_tombstones(home, view, tomb, seq)
+    repair_tables.write_tombstones(home, view, tomb, seq)
     steps.advance("tombstones")
     faults.reached("repair job: tombstones")
     state.append(home, view, record)

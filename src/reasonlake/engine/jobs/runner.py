@@ -18,14 +18,20 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import polars as pl
+from pyspark.errors import AnalysisException
 from pyspark.sql import functions as F
 
+from reasonlake.engine.ingest import ingest_log, spark_ingest
+from reasonlake.engine.ingest.events import BATCH_BYTES, ingest_contents
+from reasonlake.engine.jobs.rspql.advance import advance
+from reasonlake.engine.jobs.slide import slide
 from reasonlake.engine.process import faults
-from reasonlake.engine.ingest import spark_ingest
-from reasonlake.engine.store import locations
-from reasonlake.engine.store.home import Home
 from reasonlake.engine.process.timing import step
-from reasonlake.errors import EnvironmentSetupError, UsageError
+from reasonlake.engine.store import locations, state
+from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.rspql_registry import registered
+from reasonlake.engine.store.session import kafka_package
+from reasonlake.errors import EnvironmentSetupError, ExpectationFailedError, UsageError
 from reasonlake.parse.formats import SUPPORTED_SUFFIXES
 
 _BINARY_FILE = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
@@ -82,8 +88,6 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
     """Run until the source (a folder or glob of stream files, or a Kafka topic) is drained
     (``available-now``) or for ever (an interval such as ``30 seconds``), ingesting every new
     file or message and sliding ``views`` after each micro-batch."""
-    from reasonlake.engine.store.rspql_registry import registered
-    from reasonlake.engine.store import state
 
     # an RSP-QL query's windows are views: slid with the others, the query evaluated after them
     rspql = registered(home)
@@ -129,8 +133,6 @@ def run(home: Home, views: list[str], source: str | KafkaSource, *, trigger: str
 
 
 def _last_ingest_seq(home: Home) -> int:
-    from reasonlake.engine.ingest import ingest_log
-
     return int(ingest_log.ingests(home).get_column("seq").max() or 0)
 
 
@@ -139,7 +141,6 @@ def _report_from_tables(home: Home, views: list[str], stream: str, seq_before: i
     """Over Spark Connect the batches run in a Python process beside the server, not in
     this one: what they did is read back from the tables they wrote (the ingests, the
     views' closes) and the query's progress."""
-    from reasonlake.engine.store import state
 
     new = (home.table("ingests").where((F.col("seq") > seq_before) & (F.col("stream") == stream))
            .agg(F.count("*").alias("files"), F.sum("items").alias("items"),
@@ -183,8 +184,6 @@ class _Batches:
             raise
 
     def _ingest(self, files, batch_id: int) -> None:
-        from reasonlake.engine.ingest import ingest_log
-
         with step("run: ingests"):
             ingests = ingest_log.ingests(self.home)
         # a replayed batch: its sources are recorded already (same name, same content)
@@ -226,8 +225,6 @@ class _Batches:
         can ingest them itself: a classic session over a local home, every file on this
         machine, and together within the driver's ingest batch (``BATCH_BYTES``); else None
         (the executors parse and write them)."""
-        from reasonlake.engine.ingest.events import BATCH_BYTES
-
         home = self.home
         if locations.is_connect(home.spark) or home.access.folder(home.root) is None:
             return None
@@ -250,8 +247,6 @@ class _Batches:
         """The batch's files read, parsed and committed in this process (``ingest_contents``)
         under the same transaction the executors' writes carry: a small batch costs no Spark
         job and a Delta commit per table written by the driver."""
-        from reasonlake.engine.ingest.events import ingest_contents
-
         fresh = []
         for name, path in files:
             content = path.read_bytes()
@@ -275,7 +270,6 @@ class _Batches:
             if closed:
                 report.last_close[view] = closed[-1].close
         if self.queries:
-            from reasonlake.engine.jobs.rspql.advance import advance
 
             for query in self.queries:  # each with the queries it reads, in dependency order
                 evaluated = [e for e in advance(self.home, query, until) if e.query == query]
@@ -286,10 +280,6 @@ def _slide_on(home: Home, view: str, report: RunReport, until: int) -> list:
     """``slide``, going on past a close a failed expectation withheld (on_failure: fail):
     a runner lives for hours, and one bad close must not stop every view; the close is
     recorded and withheld, the failure printed and counted in the report."""
-    from reasonlake.engine.jobs.slide import slide
-    from reasonlake.engine.store import state
-    from reasonlake.errors import ExpectationFailedError
-
     closed: list = []
     before = state.lineage(home, view)
     while True:
@@ -311,8 +301,6 @@ def _close_due(home: Home, view: str, last_close: int | None, until: int) -> boo
 
 
 def _kafka_reader(home: Home, source: KafkaSource):
-    from pyspark.errors import AnalysisException
-
     reader = (home.spark.readStream.format("kafka").option("kafka.bootstrap.servers", source.bootstrap)
               .option("subscribe", source.topic).option("startingOffsets", source.starting_offsets))
     for key, value in source.options:
@@ -322,7 +310,6 @@ def _kafka_reader(home: Home, source: KafkaSource):
     except AnalysisException as exc:
         if "kafka" not in str(exc).lower():
             raise
-        from reasonlake.engine.store.session import kafka_package
 
         raise EnvironmentSetupError(
             f"this Spark session has no Kafka connector: add the Maven package {kafka_package()} to the "

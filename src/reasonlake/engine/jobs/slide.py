@@ -7,18 +7,19 @@ idempotent, so a re-run after a crash gives the table an uninterrupted run gives
 """
 from __future__ import annotations
 
+import sys
 
-from reasonlake.plan.durations import format_time
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.jobs import close as close_steps
 from reasonlake.engine.process import collector
+from reasonlake.engine.process.progress import Progress, Steps
+from reasonlake.engine.process.timing import step
 from reasonlake.engine.steps.admit import next_event_time
 from reasonlake.engine.steps.compiled import Compiled, compile_view
-from reasonlake.engine.process.progress import Progress, Steps
 from reasonlake.engine.store import delta_sql, foreign_commits, lease, session_marks, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.process.timing import step
+from reasonlake.plan.durations import format_time
 
 
 def pending_closes(home: Home, decl: ViewDecl, last: state.Published | None, until: int, upto_seq: int):
@@ -114,7 +115,6 @@ def _undo_crashed_close(home: Home, view: str, last: state.Published, commits: l
         with step("undo a crashed close"), session_marks.closing(home.spark, crashed[-1].slid_close):
             delta_sql.restore(home.spark, home.mat_path(view), first - 1)
     except Exception as exc:  # its files vacuumed since: the redo goes on from the crashed commits
-        import sys
 
         print(f"reasonlake: warning: view {view}: a close after {format_time(last.close)} stopped half-way "
               f"and version {first - 1} can no longer be restored ({str(exc).splitlines()[0][:300]}); the "

@@ -8,13 +8,16 @@ from pyspark.sql import functions as F
 from reasonlake.compile.program import compile_program
 from reasonlake.compile.tbox import load_tbox
 from reasonlake.declare.view import ViewDecl
+from reasonlake.engine.jobs.rebuild import rebuild as rebuild_view
+from reasonlake.engine.jobs.repair_job import repair_job
 from reasonlake.engine.process import faults
-from reasonlake.engine.store import delta_sql, lease, session_marks, state
+from reasonlake.engine.store import delta_sql, lease, repair_tables, session_marks, state
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store import violations_table as violations
 from reasonlake.engine.store.dictionary import register_vocabulary
 from reasonlake.engine.store.home import PENDING, REPAIRING, Home
 from reasonlake.errors import ViewChangedError
+from reasonlake.repair.normal_form import for_view
 from reasonlake.vocab import TYPE
 
 
@@ -63,7 +66,6 @@ def _check(home: Home, decl: ViewDecl, registered: dict, rebuild: bool) -> Check
     program = compile_program(load_tbox(decl.ontology), decl.profile, decl.unique_names)
     background = load_tbox(decl.background) if decl.background else frozenset()
     if decl.repair != "none":
-        from reasonlake.repair.normal_form import for_view
 
         for_view(decl, program)  # a recursive negative inclusion fails here, named
     existing = registered.get(decl.name)
@@ -118,9 +120,8 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
     if program.negative() or program.checks_literals:
         violations.create(home, decl.name)
     if decl.repair != "none":
-        from reasonlake.engine.steps import repair_step as repair
 
-        repair.create(home, decl.name)
+        repair_tables.create(home, decl.name)
     if not checked.existing:
         # a new view's tables first, its definition last: a crash before this leaves no view
         # (the re-run creates it; the tables are made only where missing)
@@ -129,7 +130,6 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
         return CreateReport(outcome="created", **report)
     # A changed definition: rematerialize at the last published close, from the events.
     history = state.lineage(home, decl.name)
-    from reasonlake.engine.jobs.rebuild import rebuild as rebuild_view
 
     record = None
     if history:
@@ -138,7 +138,6 @@ def _create(home: Home, checked: CheckedView, report: dict, now: int) -> CreateR
         if not checked.repairing:  # else a stopped call recorded this rebuild already
             record = rebuild_view(home, decl.name, None, now=now)
         if decl.repair != "none":  # the new definition may find conflicts the old one did not
-            from reasonlake.engine.jobs.repair_job import repair_job
 
             # Marked first: a call stopped in the job goes on from the job, under the same
             # sequence number, not from another rebuild, whose close would take the number

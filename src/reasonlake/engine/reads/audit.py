@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from pyspark.sql import functions as F
 
-from reasonlake.engine.steps import repair_step as rep
 from reasonlake.engine.reason.program_tables import term_ids
+from reasonlake.engine.store import driver_reads, repair_tables, state, table_log
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UsageError
+from reasonlake.parse.terms import OBJECT, PREDICATE, SUBJECT, TermError, normalize_term, split_statement
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,6 @@ class RemovalRecord:
 
 
 def parse_triple(text: str, flag: str = "--removed") -> tuple[str, str, str]:
-    from reasonlake.parse.terms import (
-        OBJECT,
-        PREDICATE,
-        SUBJECT,
-        TermError,
-        normalize_term,
-        split_statement,
-    )
-
     line = text.strip()
     if not line.endswith("."):
         line += " ."
@@ -57,15 +49,13 @@ def parse_triple(text: str, flag: str = "--removed") -> tuple[str, str, str]:
 
 def removals(home: Home, view: str, triple_text: str) -> list[RemovalRecord]:
     """The repair log's records of the triple (none for a view without repair)."""
-    from reasonlake.engine.store import table_log
-
     decl = home.view(view)
     s, p, o = parse_triple(triple_text)
-    if not table_log.is_delta(home.spark, rep.repairs_path(home, view)):
+    if not table_log.is_delta(home.spark, repair_tables.repairs_path(home, view)):
         return []
     ids = term_ids(home.spark, {s, p, o})
     rows = (
-        home.spark.read.format("delta").load(rep.repairs_path(home, view))
+        home.spark.read.format("delta").load(repair_tables.repairs_path(home, view))
         .where((F.col("removed.s") == ids[s]) & (F.col("removed.p") == ids[p]) & (F.col("removed.o") == ids[o]))
         .orderBy("close", "removed.ts")
         .collect()
@@ -108,25 +98,16 @@ PRESENCE_CLOSES = 64
 def _rows_of(home: Home, view: str, version: int, key: tuple[int, int, int], opens: int) -> list[tuple[int, str]]:
     """(origin, rule) of the fact's live rows in one published version of the view's table:
     read here where the home allows it (no session started for it), else by Spark."""
-    from reasonlake.engine.store import driver_reads
-
     s, p, o = key
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), version)},
-                               f"SELECT origin, rule FROM mat WHERE s = {s} AND p = {p} AND o = {o} AND origin > {opens}")
-    if found is not None:
-        return list(zip(found.column("origin").to_pylist(), found.column("rule").to_pylist()))
-    rows = (home.spark.read.format("delta").option("versionAsOf", version).load(home.mat_path(view))
-            .where((F.col("s") == s) & (F.col("p") == p) & (F.col("o") == o) & (F.col("origin") > opens))
-            .select("origin", "rule").collect())
-    return [(r.origin, r.rule) for r in rows]
+    found = driver_reads.answer(home.spark, {"mat": (home.mat_path(view), version)},
+                                f"SELECT origin, rule FROM {{mat}} WHERE s = {s} AND p = {p} AND o = {o} AND origin > {opens}")
+    return list(zip(found.column("origin").to_pylist(), found.column("rule").to_pylist()))
 
 
 def presence(home: Home, view: str, triple_text: str) -> Presence:
     """When a fact was last in the view, with which origin and rule, and why it left: its
     origin plus the window's width had passed (expiry), or not (its premises left or repair
     removed it). Reads the view's published versions, latest first."""
-    from reasonlake.engine.store import state
-
     decl = home.view(view)
     window = decl.window
     s, p, o = parse_triple(triple_text)

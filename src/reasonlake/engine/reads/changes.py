@@ -57,16 +57,14 @@ def rows(home: Home, view: str, after: int | None = None, upto: int | None = Non
     read in this process where the home allows it, else through Spark."""
     spans, after, upto = _spans(home, view, after, upto)
     names = [f"m{i}" for i in range(len(spans))]
-    text = _sql(decoding.DATAFUSION, home.view(view).window, spans, after, upto, names, "terms")
-    found = driver_reads.query(home.spark, {**{n: (home.mat_path(view), s.version) for n, s in zip(names, spans)},
-                                            "terms": (home.path("terms"), None)}, text)
-    if found is not None:
-        for batch in found.to_batches():
-            yield from zip(*(batch.column(c).to_pylist()
-                             for c in ("at_ms", "op", "subject", "predicate", "object", "inferred")))
-        return
-    for row in changes(home, view, after, upto).selectExpr("unix_millis(close) AS ms", "*").toLocalIterator():
-        yield row.ms, row.op, row.subject, row.predicate, row.object, row.inferred
+    window = home.view(view).window
+
+    def render(dialect, named: dict[str, str]) -> str:
+        return _sql(dialect, window, spans, after, upto, [named[n] for n in names], named["terms"])
+
+    yield from driver_reads.stream(home.spark, {**{n: (home.mat_path(view), s.version) for n, s in zip(names, spans)},
+                                                "terms": (home.path("terms"), None)}, render,
+                                   ["at_ms", "op", "subject", "predicate", "object", "inferred"])
 
 
 def _spans(home: Home, view: str, after: int | None, upto: int | None) -> tuple[list[Span], int, int]:

@@ -13,36 +13,21 @@ explained twice.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import polars as pl
 from pyspark.sql import functions as F
 
-from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, LinearRule, Program
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, LinearRule, Program, compile_program
+from reasonlake.compile.tbox import load_tbox
+from reasonlake.engine.reads import audit, read
+from reasonlake.engine.reads.derivation_steps import Key, Step, walk
+from reasonlake.engine.steps.admit import events_query, stream_literal
 from reasonlake.engine.store import driver_reads
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
+from reasonlake.plan.durations import format_time
 from reasonlake.plan.windows import NEVER
 from reasonlake.vocab import SAME_AS
-
-Key = tuple[int, int, int]
-
-
-@dataclass
-class Step:
-    """One fact of a derivation: a stream item (``item``), a background fact, or the head
-    of ``rule`` over ``premises`` with the TBox axioms it instantiates (``tbox``)."""
-    key: Key
-    origin: int
-    rule: str | None  # W3C id; None for a stream item or a background fact
-    premises: list["Step"] = field(default_factory=list)
-    tbox: list[tuple[str, str, str]] = field(default_factory=list)
-    item: dict | None = None  # ts, file, line of a stream item
-    background: bool = False
-    # every step down to the leaves has its own origin as its oldest premise's
-    exact: bool = field(default=True, repr=False, compare=False)
-
 
 # Entailed TBox axiom each linear rule instantiates: (subject, predicate, object) of the rule.
 _TBOX_PREDICATE = {
@@ -259,7 +244,6 @@ _EQUIVALENT_PROPERTY = "<http://www.w3.org/2002/07/owl#equivalentProperty>"
 class _Hierarchy:
     """The ontology's asserted class and property edges, to name the axioms behind an
     entailed one (``A ⊑ C`` from ``A ⊑ B``, ``B ⊑ C``)."""
-
     def __init__(self, tbox):
         self.edges: dict[str, list[tuple[str, tuple[str, str, str]]]] = {}
         self.tbox = tbox
@@ -309,37 +293,21 @@ class _Hierarchy:
 def why(home: Home, view: str, triple: tuple[str, str, str], close: int | None = None) -> tuple[Step, int, dict]:
     """One derivation of ``triple`` in ``view`` at ``close`` (default: the last processed
     close): its root step, the close, and the terms of every id in it."""
-    from reasonlake.compile.program import compile_program
-    from reasonlake.compile.tbox import load_tbox
-    from reasonlake.engine.reads import read
-
     decl = home.view(view)
     _, at = read.pick(home, view, close, None)
     tbox = load_tbox(decl.ontology)
     program = compile_program(tbox, decl.profile, decl.unique_names)
-    facts = read.facts_in_driver(home, view, at)
-    if facts is None:
-        facts = pl.from_arrow(read.facts(home, view, at).toArrow())
+    facts = read.facts_collected(home, view, at)
     deriver = Deriver(facts, program, tbox)
     key = tuple(deriver.id(t) for t in triple)
     root = deriver.explain(key)
     if root is None:
         raise CloseError(_absent(home, view, triple, at))
-    steps = list(_walk(root))
+    steps = list(walk(root))
     _attach_items(home, decl.stream, [s for s in steps if s.rule is None and not s.background])
     ids = {i for s in steps for i in s.key}
     terms = {**deriver.terms, **_terms(home, ids - set(deriver.terms))}
     return root, at, terms
-
-
-def _walk(step: Step, seen=None):
-    seen = set() if seen is None else seen
-    if id(step) in seen:
-        return
-    seen.add(id(step))
-    yield step
-    for premise in step.premises:
-        yield from _walk(premise, seen)
 
 
 def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
@@ -348,8 +316,6 @@ def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
         return
     keys = {(*s.key, s.origin) for s in items}
     # read here where the home allows it: the events of those subjects at those times, then the exact keys
-    from reasonlake.engine.steps.admit import events_query, stream_literal
-
     near = events_query(home, f"SELECT s_id, p_id, o_id, ts, file, line FROM events WHERE stream = {stream_literal(stream)} "
                               f"AND ts IN ({', '.join(str(k[3]) for k in keys)}) "
                               f"AND s_id IN ({', '.join(str(k[0]) for k in keys)})")
@@ -372,18 +338,12 @@ def _attach_items(home: Home, stream: str, items: list[Step]) -> None:
 def _terms(home: Home, ids: set[int]) -> dict[int, str]:
     if not ids:
         return {}
-    near = driver_reads.query(home.spark, {"terms": (home.path("terms"), None)},
-                              f"SELECT id, term FROM terms WHERE id IN ({', '.join(str(int(i)) for i in sorted(ids))})")
-    if near is not None:
-        return dict(zip(near.column("id").to_pylist(), near.column("term").to_pylist()))
-    wanted = home.spark.createDataFrame([(i,) for i in ids], "id BIGINT")
-    return {r.id: r.term for r in home.table("terms").join(F.broadcast(wanted), "id").collect()}
+    near = driver_reads.answer(home.spark, {"terms": (home.path("terms"), None)},
+                               f"SELECT id, term FROM {{terms}} WHERE id IN ({', '.join(str(int(i)) for i in sorted(ids))})")
+    return dict(zip(near.column("id").to_pylist(), near.column("term").to_pylist()))
 
 
 def _absent(home: Home, view: str, triple, at: int) -> str:
-    from reasonlake.plan.durations import format_time
-    from reasonlake.engine.reads import audit
-
     text = " ".join(triple) + " ."
     seen = audit.presence(home, view, text)
     if seen.seen_close is None:
@@ -392,19 +352,3 @@ def _absent(home: Home, view: str, triple, at: int) -> str:
             f"{format_time(seen.seen_close)} (`reasonlake explain {view} --removed` tells why it left)")
 
 
-def to_json(step: Step, terms: dict[int, str]) -> dict:
-    """The derivation as JSON: triple, origin, rule (null for a stream item), premises, the
-    TBox axioms of the step, and for a stream item its ts, file and line."""
-    from reasonlake.plan.durations import format_time
-
-    out = {"triple": " ".join(terms.get(i, str(i)) for i in step.key) + " .",
-           "origin": None if step.origin >= NEVER else format_time(step.origin),
-           "rule": step.rule}
-    if step.background:
-        out["background"] = True
-    if step.item is not None:
-        out["item"] = {"ts": format_time(step.item["ts"]), "file": step.item["file"], "line": step.item["line"]}
-    if step.tbox:
-        out["tbox"] = [" ".join(axiom) + " ." for axiom in step.tbox]
-    out["premises"] = [to_json(p, terms) for p in step.premises]
-    return out

@@ -23,9 +23,21 @@ that close without reading the view again.
 from __future__ import annotations
 
 import polars as pl
+from pyspark.sql import functions as F
 
 from reasonlake.engine.reads import read
+from reasonlake.engine.reads.decoded_panes import DecodedPanes
+from reasonlake.engine.reason import resident
+from reasonlake.engine.steps import admit
+from reasonlake.engine.steps.admit import in_panes
+from reasonlake.engine.store import dictionary, driver_reads, repair_tables, table_log
+from reasonlake.engine.store import view_decoding as decoding
+from reasonlake.engine.store.arrow_bridge import to_spark
+from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.session import settings_for_a_while
+from reasonlake.query import bound as query_bound
+from reasonlake.query.solutions import END, START
 
 COLUMNS = ["subject", "predicate", "object"]
 # Spark's settings while it answers a query: the session's (``session._EMBEDDED_CONF``) merge
@@ -68,10 +80,9 @@ class ViewTriples:
     def answer(self, text: str, bound=None):
         """``text`` answered over these triples, within ``bound`` (``query.bound``; None: the
         settings)."""
-        from reasonlake.engine.store.session import settings_for_a_while
+        # imported when called: tests replace this name
         from reasonlake.query import run
 
-        from reasonlake.query import bound as query_bound
 
         within = bound or query_bound.configured()
 
@@ -99,6 +110,7 @@ class ViewTriples:
         the rules can derive what a pattern reads; derived once, on the driver (the window's
         items are collected there, as a MATCH collects them: no more rows than the query's
         ``bound`` allows, so a window too large for the driver stops the query, not the process)."""
+        # here: the rules' engine loads only for a query whose patterns it may answer
         from reasonlake.engine.reason import derived_events
 
         compiled = self._rules() if self._rules is not None else None
@@ -113,7 +125,6 @@ class ViewTriples:
             events = derived_events.with_intervals(items, compiled.tables, compiled.terms)
             bound.check(f"{what}, with those it derives", events.height)
             if self.frames is not None:
-                from reasonlake.engine.store.arrow_bridge import to_spark
 
                 events = to_spark(self.frames.spark, events, found.schema)
             self._events = events
@@ -140,8 +151,6 @@ def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriple
     (and kept in place of the view's earlier ones). The view's definition is part of the
     key (a view made again under its name starts its versions again), and so is the driver's
     budget, which decides which backend reads."""
-    from reasonlake.engine.store import driver_reads
-
     key = (home.view(view).fingerprint(), version, at, driver_reads.limit_bytes())
     path = home.mat_path(view)
     found = home.cache.query_views.get(path)
@@ -155,9 +164,6 @@ def _kept(home: Home, view: str, version: int, at: int, read_them) -> ViewTriple
 def _read(home: Home, view: str, version: int | None, at: int, events_seq: int | None,
           published: int) -> ViewTriples:
     """Read at ``version`` (None: the latest), the view's content published as ``published``."""
-    from reasonlake.query.dialects.spark_frames import SparkFrames
-    from reasonlake.engine.store import driver_reads
-    from reasonlake.engine.store import view_decoding as decoding
 
     def timed(in_driver: bool):
         if in_driver:  # read here where the home allows it, as the view was; else by Spark, then taken here
@@ -168,6 +174,7 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
     def rules():
+        # here: the rule compiler (0.2 s) loads only for an event query that derives
         from reasonlake.engine.steps.compiled import compile_view
 
         return compile_view(home, home.view(view))
@@ -186,6 +193,9 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     # and spread over as many partitions as a shuffle makes (the set's own shuffle, its
     # partitions merged by size, left 3.1M facts in one: every pattern's scan on one core)
     spread = int(home.spark.conf.get("spark.sql.shuffle.partitions"))
+    # here: the Spark dialect loads only where Spark reads the view
+    from reasonlake.query.dialects.spark_frames import SparkFrames
+
     return ViewTriples(decoded.distinct().repartition(spread).localCheckpoint(eager=False), SparkFrames(home.spark),
                        timed, rules=rules)
 
@@ -195,10 +205,6 @@ def _decoded_here(home: Home, view: str, version: int, at: int):
     table at ``version`` (``decoded_panes``: only the panes new since the last call
     decoded), with the panes that decoded them; None where it keeps none of that version,
     or the dictionary is not read here."""
-    from reasonlake.engine.reads.decoded_panes import DecodedPanes
-    from reasonlake.engine.reason import resident
-    from reasonlake.engine.store import dictionary, driver_reads
-
     facts = resident.peek(home, view, home.view(view).fingerprint(), version)
     # the text is held here beside the facts: within the driver's read budget, as a read
     # of the table is (its ids, 24 bytes a fact, for the table's Parquet)
@@ -213,19 +219,14 @@ def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
                           events_seq: int | None) -> pl.DataFrame | None:
     """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
     where Spark must read them (``driver_reads``)."""
-    from reasonlake.engine.steps import repair_step
-    from reasonlake.engine.steps.admit import in_panes
-    from reasonlake.engine.store import driver_reads, table_log
-    from reasonlake.engine.store import view_decoding as decoding
-    from reasonlake.query.solutions import END, START
 
     decl = home.view(view)
     opens = decl.window.opens(at)
     tables = {"events": (home.path("events"), None), "mat": (home.mat_path(view), version),
               "terms": (home.path("terms"), None)}
     where = ""
-    if table_log.is_delta(home.spark, repair_step.removed_path(home, view)):
-        tables["removed"] = (repair_step.removed_path(home, view), None)
+    if table_log.is_delta(home.spark, repair_tables.removed_path(home, view)):
+        tables["removed"] = (repair_tables.removed_path(home, view), None)
         where = (f" WHERE NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
                  f"AND r.ts = e.ts AND r.close <= {int(at)})")
     joins = " ".join(f"LEFT JOIN terms {x} ON e.{x}_id = {x}.id" for x in "spo")
@@ -248,22 +249,14 @@ def occurrences(home: Home, view: str, version: int | None, at: int, events_seq:
     """The stream items of the window at ``at`` that the view holds (its table's
     ``version``), one row per arrival: subject, predicate, object (N-Triples), START and
     END (the item's time), as a Spark frame."""
-    from pyspark.sql import functions as F
-
-    from reasonlake.engine.steps import admit, repair_step
-    from reasonlake.engine.store import table_log
-    from reasonlake.engine.store import view_decoding as decoding
-    from reasonlake.engine.store.dictionary import decode
-    from reasonlake.query.solutions import END, START
-
     decl = home.view(view)
     opens = decl.window.opens(at)
     events = admit.stream_events(home, decl.stream, _upto(events_seq), opens, at)
     items = events.select(F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts")
     held = read.facts_of_version(home, view, version, at).select("s", "p", "o")
     items = items.join(held, ["s", "p", "o"], "left_semi")
-    if table_log.is_delta(home.spark, repair_step.removed_path(home, view)):
-        removed = home.spark.read.format("delta").load(repair_step.removed_path(home, view)) \
+    if table_log.is_delta(home.spark, repair_tables.removed_path(home, view)):
+        removed = home.spark.read.format("delta").load(repair_tables.removed_path(home, view)) \
             .where(F.col("close") <= at).select("s", "p", "o", "ts")
         items = items.join(removed, ["s", "p", "o", "ts"], "left_anti")
     named = decode(items, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})

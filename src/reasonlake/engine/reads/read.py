@@ -1,15 +1,18 @@
 """Reading views: content at a close or version, decoded to N-Triples strings."""
 from __future__ import annotations
 
+import polars as pl
+import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
+from pyspark.sql.types import BooleanType, StringType, StructField, StructType, TimestampType
 
-from reasonlake.plan.durations import format_time
-from reasonlake.engine.store import driver_reads, state
+from reasonlake.engine.store import catalog, driver_reads, retention, rspql_registry, state
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
+from reasonlake.plan.durations import format_time
 
 
 def check_close(view: str, window, close: int) -> None:
@@ -68,21 +71,17 @@ def facts(home: Home, view: str, close: int | None = None, version: int | None =
     return facts_at(home, view, record, at, latest)
 
 
-def facts_in_driver(home: Home, view: str, close: int | None = None, version: int | None = None):
-    """``facts`` read by delta-rs in this process, as a Polars frame; None: Spark must read them."""
-    import polars as pl
-
+def facts_collected(home: Home, view: str, close: int | None = None, version: int | None = None):
+    """``facts`` as a Polars frame in the driver: read by delta-rs in this process where it
+    may read the table, else collected from Spark."""
     record, at, latest = picked(home, view, close, version)
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), version_read(home, view, record, latest))},
-                               "SELECT s, p, o, origin, rule FROM mat WHERE "
-                               + decoding.in_window(home.view(view).window, at, "origin"))
-    return None if found is None else pl.from_arrow(found)
+    return pl.from_arrow(driver_reads.answer(
+        home.spark, {"mat": (home.mat_path(view), version_read(home, view, record, latest))},
+        "SELECT s, p, o, origin, rule FROM {mat} WHERE " + decoding.in_window(home.view(view).window, at, "origin")))
 
 
 def picked(home: Home, view: str, close: int | None, version: int | None) -> tuple[state.Published, int, bool]:
     """``pick``, whether the record is the latest, and (when it is not) checked readable."""
-    from reasonlake.engine.store import retention
-
     record, at = pick(home, view, close, version)
     latest = record == state.lineage(home, view)[-1]
     if not latest:  # a past close: still there after vacuums?
@@ -128,30 +127,14 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
     enough (``driver_reads.view_rows``), else through Spark, streamed to the driver partition by
     partition."""
     record, at, latest = picked(home, view, close, version)
-    lines = _ntriples_in_driver(home, view, record, at, latest)
-    if lines is not None:
-        yield from lines
-        return
-    lines = decode_facts(home, view, facts_at(home, view, record, at, latest)).select(
-        F.concat_ws(" ", "subject", "predicate", "object", F.lit(".")).alias("line")
-    ).orderBy("line")
-    for row in lines.toLocalIterator():
-        yield row.line
-
-
-def _ntriples_in_driver(home: Home, view: str, record: state.Published, at: int, latest: bool):
-    """``ntriples`` by delta-rs in this process: the same rows, filter and order as through
-    Spark (both order strings by their UTF-8 bytes). None: read through Spark."""
-    found = driver_reads.view_rows(home, view, version_read(home, view, record, latest), at, f"{decoding.line()} AS line",
-                              order="line")
-    return None if found is None else (line for batch in found.to_batches() for line in batch.column(0).to_pylist())
+    # both engines order strings by their UTF-8 bytes
+    yield from driver_reads.view_values(home, view, version_read(home, view, record, latest), at,
+                                        f"{decoding.line()} AS line", order="line")
 
 
 def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame | None:
     """What `reasonlake sql` names ``view`` (``catalog.view_sql``'s rows) read by delta-rs
     in this process and handed to Spark as a local relation; None: read through Spark."""
-    import pyarrow as pa
-
     window = home.view(view).window
     found = driver_reads.view_rows(home, view, version_read(home, view, record, True), record.close,
                               decoding.reader_columns(decoding.DATAFUSION, window))
@@ -162,8 +145,6 @@ def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame 
 
 def _view_columns():
     """The columns of ``catalog.view_sql``, built here: a DDL string is parsed by the JVM."""
-    from pyspark.sql.types import BooleanType, StringType, StructField, StructType, TimestampType
-
     return StructType([*(StructField(c, StringType()) for c in ("subject", "predicate", "object")),
                        StructField("origin", TimestampType()), StructField("expires", TimestampType()),
                        StructField("inferred", BooleanType())])
@@ -172,8 +153,6 @@ def _view_columns():
 def version_read(home: Home, view: str, record: state.Published, latest: bool) -> int | None:
     """The table version a picked ``record`` is read at: its own, or for the latest close
     the latest snapshot unless data commits followed it (``retention.pinned``)."""
-    from reasonlake.engine.store import retention
-
     return retention.pinned(home, home.mat_path(view), record.version) if latest else record.version
 
 
@@ -188,9 +167,6 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
     system tables as rl_<name>; the names, sorted.
     With ``query``, only the names it mentions: in a fresh process each table a name
     resolves costs a Delta log read, and a query over one view needs none of the others."""
-    from reasonlake.engine.store import rspql_registry
-    from reasonlake.engine.store import catalog
-
     words = None if query is None else {w.lower() for w in catalog.IDENTIFIER.findall(query)}
 
     def wanted(*names: str) -> bool:
@@ -234,6 +210,4 @@ def repairs_decoded(home: Home, view: str) -> DataFrame:
     """The repair log with triples as N-Triples: close, version, mode, rule, removed,
     removed_at, conflict (the conflict set) and winners (its newer members that stay): the
     rows `reasonlake sql` names <view>_repairs (``catalog.repairs_sql``)."""
-    from reasonlake.engine.store import catalog
-
     return home.spark.sql(catalog.repairs_sql(home, view))

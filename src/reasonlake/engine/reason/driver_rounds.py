@@ -11,11 +11,13 @@ from dataclasses import dataclass
 import polars as pl
 
 from reasonlake.engine.process import timing
-from reasonlake.engine.store.arrow_bridge import from_spark, to_spark
-from reasonlake.engine.reason import budget, ill_typed
+from reasonlake.engine.reason import budget, driver_joins, ill_typed
 from reasonlake.engine.reason import driver_rules as vr
+from reasonlake.engine.reason.neighbourhood import Neighbourhood
 from reasonlake.engine.reason.program_tables import ProgramTables
-from reasonlake.engine.store.schemas import CHANGE_SCHEMA
+from reasonlake.engine.reason.spark_joins import violation_key
+from reasonlake.engine.store.arrow_bridge import from_spark, to_spark
+from reasonlake.engine.store.schemas import CHANGE_SCHEMA, VIOLATION_SCHEMA
 
 
 @dataclass
@@ -86,8 +88,6 @@ def run_neighbourhood(spark, source, seed, tables: ProgramTables, room: int,
     ``SparkFacts`` or ``FilesHere``), within ``room`` facts in all; None when it needs more
     (the caller runs it on Spark). seed_rows: the seed (s, p, o, origin, rule) already in
     the driver."""
-    from reasonlake.engine.reason.neighbourhood import Neighbourhood
-
     with timing.step("driver: collect"):
         if seed_rows is None:
             seed_rows = from_spark(seed, limit=room)
@@ -98,7 +98,7 @@ def run_neighbourhood(spark, source, seed, tables: ProgramTables, room: int,
     try:
         with timing.step("driver: rounds"):
             closed = vr.fixpoint(program, known, seed_rows, max_facts=room)
-    except (vr.TooLarge, vr.NeedsWholeWindow):
+    except (vr.TooLarge, driver_joins.NeedsWholeWindow):
         return None
     return Step(spark, closed, fetches=known.fetches)
 
@@ -124,7 +124,6 @@ def step_violations(spark, step: Step, tables: ProgramTables, terms=None):
 class _NoneFound:
     """The empty violations frame, made on its first use (a close that found none and records
     none never uses it)."""
-
     def __init__(self, make):
         self._make, self._frame = make, None
 
@@ -138,9 +137,6 @@ class _NoneFound:
 
 def violation_frame(spark, found: list[tuple], keep_origins: bool):
     """Violation rows as ``spark_joins.violations`` returns them (key column included)."""
-    from reasonlake.engine.reason.spark_joins import violation_key
-    from reasonlake.engine.store.schemas import VIOLATION_SCHEMA
-
     if not found:  # the usual case: nothing to key, nothing to keep; made when first used,
         # so that a close the driver runs without Spark (decision 0071) does not start it for none
         return _NoneFound(lambda: spark.createDataFrame([], "key STRING, " + VIOLATION_SCHEMA))

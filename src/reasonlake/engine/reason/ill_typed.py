@@ -22,6 +22,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.reason.spark_joins import violation_key
+from reasonlake.engine.store.arrow_bridge import to_spark
 from reasonlake.parse.lexical_space import CHECKS, ill_typed
 
 RULE = "dt-not-type"
@@ -51,8 +52,6 @@ def ill_typed_ids(spark, terms: Callable[[], DataFrame], literal_ids: pl.Series)
 
 def _look_up(spark, terms: Callable[[], DataFrame], ids: pl.Series) -> pl.DataFrame:
     """(id, term) of the given ids whose text is a literal of a checked datatype."""
-    from reasonlake.engine.store.arrow_bridge import to_spark
-
     wanted = to_spark(spark, ids.to_frame("id"), "id BIGINT")
     datatype = F.regexp_extract(F.col("term"), r'"\^\^<([^<>]*)>$', 1)
     rows = (terms().where((F.col("id") < 0) & datatype.isin(list(CHECKS)))

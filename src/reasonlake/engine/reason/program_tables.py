@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 import polars as pl
 from pyspark.sql import DataFrame
 
-from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.compile.join_groups import JoinGroup, group_rules
+from reasonlake.compile.program import FROM_OBJECT, FROM_SUBJECT, Program
 from reasonlake.engine.store.dictionary import driver_term_id
 from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA, FACT_SCHEMA
+from reasonlake.plan.windows import NEVER
 from reasonlake.vocab import SAME_AS, TYPE
 
 # How a head term is built from the premise: its subject, its object, or a constant.
@@ -97,7 +98,6 @@ def encode_program(spark, program: Program, extra_background=()) -> ProgramTable
     encoded = pl.DataFrame(rows, schema=LINEAR_COLUMNS, orient="row")
     ids = term_ids(spark, program.terms() | {TYPE, SAME_AS})
     transitive_rows = [(driver_term_id(p), "eq-trans" if p == SAME_AS else "prp-trp") for p in program.transitive]
-    from reasonlake.plan.windows import NEVER
 
     facts = [(rule, *triple) for rule, triple in program.background] + [
         ("explicit", *triple) for triple in extra_background

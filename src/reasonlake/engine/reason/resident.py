@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from reasonlake.engine.reason import paned_facts
+from reasonlake.engine.reason import budget, paned_facts
 from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.table_cache import latest_commit
@@ -63,7 +63,7 @@ def load(home: Home, view: str) -> PanedFacts | None:
     """The table's facts at its latest commit, by pane, read in this process by delta-rs;
     None where Spark must read them (a home this process cannot read, a table past the
     driver's budget or one delta-rs refuses, no table yet)."""
-    from reasonlake.engine.reason import budget
+    # imported when called: it loads pyarrow, rdflib
     from reasonlake.engine.store import driver_reads
 
     commit = latest_commit(home.spark, home.mat_path(view))

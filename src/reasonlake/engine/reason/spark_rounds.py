@@ -15,10 +15,11 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.spark import observed
 from reasonlake.engine.reason import budget, driver_rounds, ill_typed, spark_joins
+from reasonlake.engine.reason.neighbourhood import FilesHere, SparkFacts
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.engine.store.schemas import CHANGE_SCHEMA, EXPLICIT, KEY, VIOLATION_SCHEMA
+from reasonlake.spark import observed
 
 
 @dataclass
@@ -144,6 +145,23 @@ def derive(spark, delta: DataFrame, full: DataFrame, tables: ProgramTables,
 BROADCAST_ROWS = 300_000
 
 
+def _in_the_driver(spark, base_frame, seed_frame, tables: ProgramTables, known_rows: int, seed_rows,
+                   fetching: bool, here):
+    """``run_fixpoint``'s rounds run in the driver where the budget lets them (over the whole
+    window, or over the facts they reach: ``neighbourhood``); None: they run on Spark."""
+    if budget.enabled(known_rows):
+        read = None if here is None else here.all(budget.LOCAL_ROWS)
+        return driver_rounds.run_step(spark, None if read is not None else base_frame(),
+                                      None if seed_rows is not None else seed_frame(), tables,
+                                      known_rows, known=read, seed_rows=seed_rows)
+    if fetching and known_rows and budget.neighbourhood_rows() > 0:
+        # the window stays where it is; the rounds run in the driver over the facts they reach
+        source = SparkFacts(spark, base_frame(), known_rows) if here is None else FilesHere(here)
+        return driver_rounds.run_neighbourhood(spark, source, None if seed_rows is not None else seed_frame(),
+                                               tables, budget.neighbourhood_rows(), seed_rows)
+    return None
+
+
 def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFrame | Callable[[], DataFrame],
                  tables: ProgramTables, *, known_rows: int | None = None,
                  summary: dict[str, Column] | Callable[[], dict[str, Column]] | None = None,
@@ -166,22 +184,9 @@ def run_fixpoint(spark, base: DataFrame | Callable[[], DataFrame], seed: DataFra
     if known_rows is None:
         known_rows = base_frame().count()
     seed_frame = seed if callable(seed) else (lambda: seed)
-    if budget.enabled(known_rows):
-        read = None if here is None else here.all(budget.LOCAL_ROWS)
-        step = driver_rounds.run_step(spark, None if read is not None else base_frame(),
-                                      None if seed_rows is not None else seed_frame(), tables,
-                                      known_rows, known=read, seed_rows=seed_rows)
-        if step is not None:
-            return FixpointResult(None, rounds=step.rounds, local=step)
-    elif fetching and known_rows and budget.neighbourhood_rows() > 0:
-        # the window stays where it is; the rounds run in the driver over the facts they reach
-        from reasonlake.engine.reason.neighbourhood import FilesHere, SparkFacts
-
-        source = SparkFacts(spark, base_frame(), known_rows) if here is None else FilesHere(here)
-        step = driver_rounds.run_neighbourhood(spark, source, None if seed_rows is not None else seed_frame(),
-                                               tables, budget.neighbourhood_rows(), seed_rows)
-        if step is not None:
-            return FixpointResult(None, rounds=step.rounds, local=step)
+    step = _in_the_driver(spark, base_frame, seed_frame, tables, known_rows, seed_rows, fetching, here)
+    if step is not None:
+        return FixpointResult(None, rounds=step.rounds, local=step)
     base = base_frame()
     known = base.select(*KEY, "origin", "rule")
     seed = seed_frame()

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 
 from reasonlake.engine.sql import functions as sql_functions
+from reasonlake.engine.sql.guard import inside
 from reasonlake.errors import SqlError
+from reasonlake.spark import classic
 
 # The operators of a query and of the SHOW / DESCRIBE statements that read the catalog; any
 # other node (a command, a write, a variable, an IDENTIFIER() left to resolve) is refused.
@@ -59,8 +61,6 @@ def inner_statement(query: str) -> str:
 
 def parsed_plan(spark, statement: str) -> str:
     """Spark's unresolved plan of ``statement``, rendered as a tree."""
-    from reasonlake.spark import classic
-
     plan = classic.parsed_plan(spark, statement)
     if plan is not None:
         return plan
@@ -73,8 +73,6 @@ def parsed_plan(spark, statement: str) -> str:
 def check_plan(plan: str, home_root: str) -> None:
     """Refuse the statement whose parsed ``plan`` is not a query over the home's tables, or
     calls a function off the allow-list; the error names what to change."""
-    from reasonlake.engine.sql.guard import inside
-
     if _CUT.search(plan):
         raise SqlError("SQL: the query is too large for its plan to be checked; split it into smaller queries")
     if _UNRESOLVED_NAME.search(plan):

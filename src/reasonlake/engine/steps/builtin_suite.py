@@ -34,6 +34,7 @@ Checked = tuple[str, str, bool, "str | None", "str | None"]  # label, kwargs (JS
 
 def gx_checks(window, close: int) -> list:
     """The suite as great-expectations expectations (in the order ``evaluate`` reports)."""
+    # imported when called: it loads great_expectations
     from great_expectations import expectations as gxe
     from great_expectations.expectations.row_conditions import Column
 
@@ -49,6 +50,7 @@ def gx_checks(window, close: int) -> list:
 
 
 def gx_violations_check(bound: int):
+    # imported when called: it loads great_expectations
     from great_expectations import expectations as gxe
 
     return gxe.ExpectTableRowCountToBeBetween(min_value=0, max_value=bound, description=VIOLATIONS)

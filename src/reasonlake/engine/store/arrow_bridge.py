@@ -6,6 +6,7 @@ from __future__ import annotations
 import polars as pl
 
 from reasonlake.engine.store.schemas import FACT_COLUMNS
+from reasonlake.spark import classic
 
 # Rows a partition of a frame from the driver takes: Spark makes a partition of every Arrow
 # batch (10k rows), and a write gives each task a file per table partition: 102 tasks wrote
@@ -24,8 +25,6 @@ def to_spark(spark, frame: pl.DataFrame, schema: str):
 
 
 def _cores(spark) -> int:
-    from reasonlake.spark import classic
-
     # a Spark Connect session cannot tell: Spark's usual default
     return classic.default_parallelism(spark) or 200
 

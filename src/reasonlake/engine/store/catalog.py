@@ -16,10 +16,13 @@ metastore in the home (`_metastore/`), which a plain pyspark session opens too.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
-from reasonlake.engine.store import settings
+from reasonlake.engine.store import query_tables, retention, settings, state, table_log
+from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.inputs import is_uri
 from reasonlake.errors import UsageError
 
 SYSTEM_TABLES = ("events", "quarantine", "late", "view_state", "ingests", "views", "expectations")
@@ -40,8 +43,6 @@ def metastore_conf(root: str) -> dict[str, str]:
 
 def local_metastore(root: str) -> bool:
     """The home keeps its own metastore (``init --catalog spark_catalog`` made it)."""
-    from reasonlake.engine.store.inputs import is_uri
-
     return not is_uri(root) and (Path(root) / METASTORE).is_dir()
 
 
@@ -67,8 +68,6 @@ def target(home: Home) -> str | None:
 
 def refresh_all(home: Home) -> list[str]:
     """Register the schema, the system tables and every view with a published close."""
-    from reasonlake.engine.store import state
-
     where = target(home)
     if where is None:
         return []
@@ -103,6 +102,7 @@ def show(home: Home, view: str, record) -> None:
     close that passed. The close is published whatever happens here: a name that could not
     be re-pointed is a warning, and `reasonlake init` re-points every name; a copy that
     could not be written catches up at the next close."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.store import readable_copy
 
     if record.withheld:
@@ -124,7 +124,6 @@ def _first_line(exc: Exception) -> str:
 
 
 def _warn(text: str) -> None:
-    import sys
 
     print(f"reasonlake: warning: {text}", file=sys.stderr)
 
@@ -132,8 +131,6 @@ def _warn(text: str) -> None:
 def after_vacuum(home: Home, view: str) -> None:
     """Re-point the view's names at its latest close: they may pin a version the vacuum made
     unreadable (``retention.pinned`` then gives the latest snapshot)."""
-    from reasonlake.engine.store import state
-
     history = state.lineage(home, view)
     if history:
         refresh(home, view, history[-1])
@@ -143,7 +140,7 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
     """The SQL of each name a view has at a published close (``record``): the view, and its
     violations and repairs when it has them, its registered queries' rows; the catalog's views and `reasonlake sql`'s
     temporary ones are made from these, so both show the same."""
-    from reasonlake.engine.store import query_tables, retention, table_log
+    # imported when called: it loads pyspark (the JVM)
     from reasonlake.engine.store import violations_table as violations
 
     # Pinned even when it is the latest: a later slide's table commit is not a published close
@@ -164,6 +161,7 @@ def definitions(home: Home, view: str, record, *, published: bool = False) -> di
 def violations_sql(home: Home, view: str, record) -> str:
     """The violations live at a published close, as SQL (``violations.decoded_sql``), read at
     the version the close recorded."""
+    # imported when called: it loads pyspark (the JVM)
     from reasonlake.engine.store import violations_table as violations
 
     return violations.decoded_sql(home, view, record.close, record.violations_version)
@@ -172,8 +170,6 @@ def violations_sql(home: Home, view: str, record) -> str:
 def repairs_sql(home: Home, view: str) -> str:
     """The repair log as SQL (``read.repairs_decoded``): close, version, mode, rule, removed,
     removed_at, conflict and winners as sorted N-Triples."""
-    from reasonlake.engine.store import view_decoding as decoding
-
     terms = f"delta.`{home.path('terms')}`"
     member, member_joins = decoding.named_triple("m", "x.item", terms)
     removed, removed_joins = decoding.named_triple("r", "l.removed", terms)
@@ -194,8 +190,6 @@ def view_sql(home: Home, view: str, record, version: int | None) -> str:
     """The view's content at a published close, read at ``version`` (None: the latest
     snapshot), as SQL: what `reasonlake sql` names ``view`` (``view_decoding``'s columns),
     over the table's paths only."""
-    from reasonlake.engine.store import view_decoding as decoding
-
     window = home.view(view).window
     at = "" if version is None else f" VERSION AS OF {version}"
     return decoding.select(decoding.SPARK, window, record.close, table=f"delta.`{home.mat_path(view)}`{at}",

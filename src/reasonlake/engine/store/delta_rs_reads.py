@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from urllib.parse import unquote
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 log = logging.getLogger(__name__)
 
@@ -21,6 +23,7 @@ def query(tables: dict[str, tuple[Path, int | None]], sql: str, max_bytes: int) 
     the latest)), or None where their files hold more than ``max_bytes`` or delta-rs
     refuses one of them."""
     try:
+        # imported when called: it loads deltalake
         import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
 
         opened = {name: deltalake.DeltaTable(str(folder), version=version)
@@ -44,6 +47,7 @@ def data_files(folder: Path) -> dict[str, int] | None:
     vectors, no column mapping); None where delta-rs refuses the table or its readers need
     more."""
     try:
+        # imported when called: it loads deltalake
         import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
 
         table = deltalake.DeltaTable(str(folder))
@@ -58,10 +62,6 @@ def data_files(folder: Path) -> dict[str, int] | None:
 
 def read_files(folder: Path, paths: list[str], columns: list[str]) -> list[pa.Table]:
     """``columns`` of the data files ``paths`` (as ``data_files`` names them)."""
-    from urllib.parse import unquote
-
-    import pyarrow.parquet as pq
-
     return [pq.read_table(folder / unquote(path), columns=columns) for path in paths]
 
 
@@ -69,6 +69,7 @@ def open_table(folder: Path):
     """The Delta table in ``folder`` at its latest version as delta-rs opens it, or None
     where delta-rs refuses it (a feature or version it does not read)."""
     try:
+        # imported when called: it loads deltalake
         import deltalake  # delta-rs: no JVM (named in full: Delta's own Python builder has the same class name)
 
         return deltalake.DeltaTable(str(folder))
@@ -85,6 +86,7 @@ STREAM_BATCH_ROWS = 65_536
 def stream(tables: dict, sql: str):
     """``sql`` over ``tables`` (name -> an ``open_table``) as a stream of Arrow record
     batches, run as they are read (a scan held one batch at a time, not the whole result)."""
+    # imported when called: it loads deltalake
     import deltalake
 
     builder = deltalake.QueryBuilder({"datafusion.execution.batch_size": str(STREAM_BATCH_ROWS)})

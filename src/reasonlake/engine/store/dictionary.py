@@ -13,7 +13,7 @@ import xxhash
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import access
+from reasonlake.engine.store import access, table_cache, table_writes
 from reasonlake.engine.store.xxh64_columns import xxh64
 from reasonlake.errors import TermCollisionError
 
@@ -71,8 +71,6 @@ def _known_terms(spark, terms_path: str) -> pl.DataFrame:
     """(id, check) of every term of the dictionary, kept with the commit it was read at
     (16 bytes a term, no string leaves the JVM): a process that ingests file after file
     asks the table nothing while nobody else writes it."""
-    from reasonlake.engine.store import table_cache
-
     def read() -> pl.DataFrame:
         small = _small_dictionary(spark, terms_path)
         if small is not None:
@@ -93,6 +91,7 @@ _SMALL_DICTIONARY_BYTES = 64 * 1024 * 1024
 
 def _small_dictionary(spark, terms_path: str) -> pl.DataFrame | None:
     """(id, check) of a small dictionary on a local home, read by delta-rs; None else."""
+    # imported when called: it loads rdflib, yaml
     from reasonlake.engine.store import driver_reads
 
     found = driver_reads.query(spark, {"terms": (terms_path, None)}, "SELECT id, term FROM terms",
@@ -110,6 +109,7 @@ def terms_read_here(spark, terms_path: str, ids: pl.Series) -> pl.DataFrame | No
     None where Spark must read it (``driver_reads``). In a folder of this machine the
     dictionary is kept in the process between calls and only its new files are read
     (``_kept_dictionary``); elsewhere delta-rs reads it whole."""
+    # imported when called: it loads rdflib, yaml
     from reasonlake.engine.store import driver_reads
 
     wanted = pl.DataFrame({"id": ids}, schema={"id": pl.Int64}).unique()
@@ -130,6 +130,7 @@ def _kept_dictionary(spark, terms_path: str) -> pl.DataFrame | None:
     (a table rewritten); None (the caller reads as before) outside a folder of this
     machine, for a table whose readers need more than its Parquet files
     (``delta_rs_reads.data_files``), or past the driver's read budget."""
+    # imported when called: it loads rdflib, yaml
     from reasonlake.engine.store import delta_rs_reads, driver_reads, process_cache
 
     folder = access.of(spark, terms_path).folder(terms_path)
@@ -192,8 +193,6 @@ def unseen_terms(spark, terms_path: str, fresh: pl.DataFrame) -> pl.DataFrame:
 
 def append_terms(spark, terms_path: str, unseen: pl.DataFrame) -> None:
     """Append what unseen_terms found (one commit), keeping the process's checks current."""
-    from reasonlake.engine.store import table_cache, table_writes
-
     if unseen.is_empty():
         return
     before = table_cache.latest_commit(spark, terms_path)
@@ -222,8 +221,6 @@ def few_unseen_terms(spark, terms_path: str, terms: DataFrame) -> pl.DataFrame |
 def _checks_fit_in_driver(spark, terms_path: str) -> bool:
     """Whether the dictionary's (id, check) pairs are kept in this process already, or are
     few enough to be (``DRIVER_CHECKED_TERMS``)."""
-    from reasonlake.engine.store import table_cache
-
     return table_cache.peek(spark, terms_path, ("term checks",)) is not None or \
         spark.read.format("delta").load(terms_path).count() <= DRIVER_CHECKED_TERMS
 

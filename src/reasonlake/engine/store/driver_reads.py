@@ -17,7 +17,6 @@ and any table or feature delta-rs refuses (the error is not the user's: Spark th
 """
 from __future__ import annotations
 
-
 import pyarrow as pa
 
 from reasonlake import settings
@@ -37,6 +36,50 @@ def query(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
     mode reads them (``access``)."""
     first = next(iter(tables.values()))[0]
     return access.of(spark, first).query(tables, sql, limit_bytes() if max_bytes is None else max_bytes)
+
+
+def answer(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
+           max_bytes: int | None = None) -> pa.Table:
+    """``sql`` over ``tables`` (name -> (path, version or None)), each named ``{name}`` in
+    it, in the SQL both engines speak: always answered, by this process where it may read
+    the tables (``query``), else by Spark (``access.Access.answer``). For small answers."""
+    first = next(iter(tables.values()))[0]
+    return access.of(spark, first).answer(tables, sql, limit_bytes() if max_bytes is None else max_bytes)
+
+
+def stream(spark, tables: dict[str, tuple[str, int | None]], render, columns: list[str]):
+    """The rows (tuples of ``columns``) of the SQL ``render(dialect, names)`` makes over
+    ``tables`` (``names``: how it must name each table): always answered, by DataFusion in
+    this process where it may read them, else by Spark, streamed to the driver partition by
+    partition (``view_decoding``'s dialects)."""
+    mode = access.of(spark, next(iter(tables.values()))[0])
+    found = mode.query(tables, render(decoding.DATAFUSION, {name: name for name in tables}), limit_bytes())
+    if found is not None:
+        for batch in found.to_batches():
+            yield from zip(*(batch.column(c).to_pylist() for c in columns))
+        return
+    text = render(decoding.SPARK, {name: "{" + name + "}" for name in tables})
+    for row in spark.sql(text, **mode.frames(tables)).toLocalIterator():
+        yield tuple(row[c] for c in columns)
+
+
+def view_values(home, view: str, version: int | None, at: int, column: str, order: str | None = None):
+    """The values of one ``column`` (an expression with its alias, in the SQL both engines
+    speak) of the view's rows live at close ``at`` in its table's ``version`` (None: the
+    latest), as ``view_rows`` decodes them: always answered, by this process where it may
+    read the tables, else by Spark over the same description (``view_decoding.select``),
+    streamed to the driver partition by partition."""
+    found = view_rows(home, view, version, at, column, order=order)
+    if found is not None:
+        for batch in found.to_batches():
+            yield from batch.column(0).to_pylist()
+        return
+    sql = decoding.select(decoding.SPARK, home.view(view).window, at, table="{mat}", terms="{terms}",
+                          columns=column, order=order)
+    frames = access.of(home.spark, home.mat_path(view)).frames(
+        {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)})
+    for row in home.spark.sql(sql, **frames).toLocalIterator():
+        yield row[0]
 
 
 def view_rows(home, view: str, version: int | None, at: int, columns: list[str] | str,

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import polars as pl
+import pyarrow as pa
 
 from reasonlake.engine.store import delta_rs_reads
 from reasonlake.engine.store.schemas import FACT_FRAME_SCHEMA as SCHEMA
@@ -100,6 +101,5 @@ def at_close(home, view: str, close: int) -> FactsHere | None:
 def _frame(batches) -> pl.DataFrame:
     if not batches:
         return pl.DataFrame(schema=SCHEMA)
-    import pyarrow as pa
 
     return pl.from_arrow(pa.Table.from_batches(batches)).cast(SCHEMA)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from reasonlake.engine.store import access, table_cache
 from reasonlake.engine.store.session_marks import MARK, REBUILD, SLIDE
 from reasonlake.errors import CloseError, ForeignCommitError
-
+from reasonlake.plan.durations import format_time
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,6 @@ def check(spark, view: str, path: str, recorded: int, recorded_close: int | None
     rebuild's commit at another close than ``recorded_close``: a rebuild that moved the
     view back and stopped before recording it. Else the commits after ``recorded``, in
     order: reasonlake's, or maintenance."""
-    from reasonlake.plan.durations import format_time
-
     commits = _after(spark, path, recorded)
     stranded = [c for c in commits if c.rebuilt_close is not None and c.rebuilt_close != recorded_close]
     if stranded:

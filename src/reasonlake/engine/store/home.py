@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from reasonlake import settings
 from reasonlake.declare.view import ViewDecl
 from reasonlake.engine.store import access, migrations, process_cache, table_cache
+from reasonlake.engine.store.inputs import is_uri
 from reasonlake.engine.store.process_cache import ProcessCache
 from reasonlake.errors import HomeError, UnknownViewError, ViewChangedError
 
@@ -26,8 +27,6 @@ REPAIRING = "repair:"
 def resolve_home(home: str | None) -> str:
     """The home's root: a URI (s3a://, abfss://, dbfs:/, file:) as given, a local path made
     absolute after checking it can be a home (a folder, or a place to make one, writable)."""
-    from reasonlake.engine.store.inputs import is_uri
-
     chosen = home or settings.text("REASONLAKE_HOME") or "./lakehouse"
     if is_uri(chosen):
         return chosen.rstrip("/")
@@ -72,6 +71,7 @@ class Home:
         """A small system table's rows (``columns`` of them; with ``where`` = (column, value),
         those whose column holds value): read by the home's access mode where it reads the
         files itself (a local folder: no Spark job), else through Spark."""
+        # imported when called: it loads pyspark (the JVM)
         from pyspark.sql import functions as F
 
         found = self.access.rows(self.path(name), columns)
@@ -116,6 +116,7 @@ class Home:
 
     def _applied(self) -> set[int] | None:
         """The versions of the applied migrations; None where there is no migrations log."""
+        # imported when called: it loads pyspark (the JVM)
         from pyspark.errors import AnalysisException
 
         try:

@@ -85,6 +85,7 @@ def _folder_files(folder: str) -> list[str]:
 def _uri_files(spark, arg: str) -> list[InputFile]:
     """Spark lists the URI (a file, a folder or a glob) on whatever file system serves it;
     only the paths are read here, not the contents."""
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.errors import AnalysisException
 
     try:

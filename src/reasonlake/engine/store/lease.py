@@ -47,6 +47,7 @@ from reasonlake import settings
 from reasonlake.engine.store import access, session_marks
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import ConcurrentWriteError, WriterBusyError
+from reasonlake.plan.durations import format_time
 
 TABLE = "leases"
 # who this process is in the leases table: host, process id, and a token (pids are reused)
@@ -289,8 +290,6 @@ def _leave_queue(home: Home, view: str) -> None:
 
 
 def _busy(view: str, other: Holder, waited: float) -> WriterBusyError:
-    from reasonlake.plan.durations import format_time
-
     where = f"process {other.pid} on {other.host}" if other.pid is not None else other.holder
     after = f" after waiting {waited:g}s" if waited else ""
     if view == INGESTS:

@@ -104,6 +104,7 @@ def _javac() -> str | None:
 
 
 def _pyspark_jars() -> Path | None:
+    # imported when called: it loads pyspark (the JVM)
     import pyspark
 
     jars = Path(pyspark.__file__).resolve().parent / "jars"

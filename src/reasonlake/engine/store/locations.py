@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import urlparse
 
+from reasonlake.engine.store.session import DeferredSession
+
 
 def local_path(path: str) -> Path | None:
     """The local folder of a table path (plain or ``file:``), None for any other scheme."""
@@ -21,8 +23,6 @@ def local_path(path: str) -> Path | None:
 
 def is_connect(spark) -> bool:
     """Whether ``spark`` is a Spark Connect session (no JVM in this process)."""
-    from reasonlake.engine.store.session import DeferredSession
-
     if isinstance(spark, DeferredSession):
         return spark.remote is not None if spark._session is None else is_connect(spark._session)
     return type(spark).__module__.startswith("pyspark.sql.connect")
@@ -32,8 +32,6 @@ def sees_our_files(spark) -> bool:
     """A classic session shares this machine's files; a Spark Connect session only when its
     server is on this machine (the loopback address): a remote server's "local" path may
     name another machine's folder."""
-    from reasonlake.engine.store.session import DeferredSession
-
     if not is_connect(spark):
         return True
     try:

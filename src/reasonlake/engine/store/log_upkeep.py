@@ -52,6 +52,7 @@ def tend(path: str, version: int | None = None) -> int | None:
 
 
 def _checkpoint(folder: Path) -> int | None:
+    # imported when called: it loads deltalake
     import deltalake
 
     table = deltalake.DeltaTable(str(folder))

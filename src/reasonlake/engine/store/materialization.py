@@ -5,11 +5,11 @@ import polars as pl
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from reasonlake.engine.store import access, delta_sql, log_upkeep, session_marks, table_log, view_decoding
+from reasonlake.engine.process.timing import step
+from reasonlake.engine.store import delta_sql, log_upkeep, session_marks, table_log, view_decoding
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.locations import local_path
-from reasonlake.engine.store.schemas import FACT_COLUMNS, FACT_SCHEMA, MAT_SCHEMA
-from reasonlake.engine.process.timing import step
+from reasonlake.engine.store.schemas import MAT_SCHEMA
 from reasonlake.plan.windows import Window
 
 
@@ -38,13 +38,12 @@ def current(home: Home, view: str) -> DataFrame:
 def next_expiry(home: Home, view: str, after: int) -> int | None:
     """The first expiration pane after ``after`` in the table as it is now (None: none),
     read in this process where the home allows it (a partition column: the log answers)."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), None)},
-                               f"SELECT min(exp_pane) AS m FROM mat WHERE exp_pane > {int(after)}")
-    if found is not None:
-        return found.column("m")[0].as_py()
-    return current(home, view).where(F.col("exp_pane") > after).agg(F.min("exp_pane").alias("m")).first().m
+    found = driver_reads.answer(home.spark, {"mat": (home.mat_path(view), None)},
+                                f"SELECT min(exp_pane) AS m FROM {{mat}} WHERE exp_pane > {int(after)}")
+    return found.column("m")[0].as_py()
 
 
 def version(home: Home, view: str) -> int:
@@ -62,13 +61,12 @@ def expire(home: Home, view: str, close: int) -> int:
 def expiring(home: Home, view: str, close: int) -> int:
     """How many facts leave the window at ``close`` (the table's rows in panes at or before
     it), read in this process where the home allows it (a partition column: no Spark job)."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(view), None)},
-                               f"SELECT count(*) AS n FROM mat WHERE exp_pane <= {int(close)}")
-    if found is not None:
-        return int(found.column("n")[0].as_py())
-    return current(home, view).where(F.col("exp_pane") <= close).count()
+    found = driver_reads.answer(home.spark, {"mat": (home.mat_path(view), None)},
+                                f"SELECT count(*) AS n FROM {{mat}} WHERE exp_pane <= {int(close)}")
+    return int(found.column("n")[0].as_py())
 
 
 def drop_expired(home: Home, view: str, close: int) -> None:
@@ -161,8 +159,6 @@ def replace_panes(home: Home, view: str, rows: pl.DataFrame, panes: set[int], dr
     already and Polars writes a million of them in about 0.2 s. Through Spark, returns
     False, writing nothing, when the touched panes hold more than ``REPLACE_ROWS`` rows
     (the caller merges)."""
-    from reasonlake.engine.store.arrow_bridge import to_spark
-
     rows = rows.select("s", "p", "o", "origin", "exp_pane", "rule")
     literal = ", ".join(str(p) for p in sorted(panes))
     condition = " OR ".join(([f"exp_pane IN ({literal})"] if panes else [])
@@ -174,21 +170,11 @@ def replace_panes(home: Home, view: str, rows: pl.DataFrame, panes: set[int], dr
     def replaced(pane: int) -> bool:
         return pane in touched or (drop_upto is not None and pane <= drop_upto)
 
-    try:  # written by the driver, committed by Delta: a file per pane, no Spark job
-        home.access.replace_partitions(home.mat_path(view), rows, column="exp_pane",
-                                                            replaced=replaced, predicate=condition)
-        return True
-    except access.Unusable:
-        pass
-    if rows.height > REPLACE_ROWS:
-        return False
-    (
-        # one task: a file per pane
-        to_spark(home.spark, rows, MAT_SCHEMA).coalesce(1)
-        .write.format("delta").mode("overwrite").option("replaceWhere", condition)
-        .save(home.mat_path(view))
-    )
-    home.access.after_write(home.mat_path(view))
+    if not home.access.replaces_in_driver(home.mat_path(view)) and rows.height > REPLACE_ROWS:
+        return False  # through Spark, one task would write them all: the caller merges
+    # by the driver where the home allows it (a file per pane, no Spark job), else by Spark
+    home.access.replace_partitions(home.mat_path(view), rows, column="exp_pane", replaced=replaced,
+                                   predicate=condition, schema=MAT_SCHEMA)
     return True
 
 
@@ -196,15 +182,9 @@ def overwrite_rows(home: Home, view: str, window: Window, facts: pl.DataFrame, c
     """``overwrite`` of facts the driver holds (s, p, o, origin, rule): written by the
     driver and committed by Delta (``arrow_commit``), a file per pane and no Spark job,
     where the session and the home allow it; else the same rows through Spark."""
-    from reasonlake.engine.store.arrow_bridge import to_spark
-
     rows = facts.select("s", "p", "o", "origin", pane_of("origin", window).alias("exp_pane"), "rule")
-    try:
-        home.access.replace_partitions(
-            home.mat_path(view), rows, column="exp_pane", replaced=lambda pane: True, predicate=None,
-            user_metadata=session_marks.rebuild_mark(close))
-    except access.Unusable:
-        overwrite(home, view, window, to_spark(home.spark, facts.select(FACT_COLUMNS), FACT_SCHEMA), close)
+    home.access.replace_partitions(home.mat_path(view), rows, column="exp_pane", replaced=lambda pane: True,
+                                   predicate=None, schema=MAT_SCHEMA, user_metadata=session_marks.rebuild_mark(close))
 
 
 def overwrite(home: Home, view: str, window: Window, facts: DataFrame, close: int | None = None) -> None:

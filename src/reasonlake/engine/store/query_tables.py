@@ -19,6 +19,7 @@ import polars as pl
 
 from reasonlake.declare.queries import QueryDecl
 from reasonlake.engine.store import access, session_marks, table_log
+from reasonlake.engine.store.arrow_bridge import to_spark
 from reasonlake.engine.store.home import Home
 
 CLOSE, VERSION = "close", "view_version"
@@ -53,6 +54,7 @@ def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) ->
     folder = mode.folder(where)
     if folder is None or not mode.writes_here:
         return False
+    # imported when called: it loads deltalake
     import deltalake
     from deltalake import CommitProperties, write_deltalake
 
@@ -69,8 +71,6 @@ def _written_here(home: Home, where: str, rows: pl.DataFrame, predicate: str) ->
 
 
 def _written_by_spark(home: Home, where: str, rows: pl.DataFrame, predicate: str) -> None:
-    from reasonlake.engine.store.arrow_bridge import to_spark
-
     schema = ", ".join(f"`{c}` {'BIGINT' if c in (CLOSE, VERSION) else 'STRING'}" for c in rows.columns)
     writer = to_spark(home.spark, rows, schema).write.format("delta").option("mergeSchema", "true")
     if table_log.is_delta(home.spark, where):
@@ -86,17 +86,15 @@ def exists(home: Home, view: str, query: QueryDecl) -> bool:
 
 def rows_per_close(home: Home, view: str, query: QueryDecl) -> dict[int, int]:
     """How many rows the query streamed out at each close that has any (none: no table yet)."""
+    # imported when called: it loads pyarrow, rdflib
     from reasonlake.engine.store import driver_reads
 
     where = path(home, view, query)
     if not exists(home, view, query):
         return {}
-    counted = driver_reads.query(home.spark, {"q": (where, None)},
-                                 f"SELECT {CLOSE}, count(*) AS n FROM q GROUP BY {CLOSE}")
-    if counted is not None:
-        return dict(zip(counted.column(CLOSE).to_pylist(), counted.column("n").to_pylist()))
-    table = home.spark.read.format("delta").load(where).groupBy(CLOSE).count()
-    return {r[CLOSE]: r["count"] for r in table.collect()}
+    counted = driver_reads.answer(home.spark, {"q": (where, None)},
+                                  f"SELECT {CLOSE}, count(*) AS n FROM {{q}} GROUP BY {CLOSE}")
+    return dict(zip(counted.column(CLOSE).to_pylist(), counted.column("n").to_pylist()))
 
 
 def sql(home: Home, view: str, query: QueryDecl, record) -> str:

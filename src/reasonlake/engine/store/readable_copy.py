@@ -88,6 +88,7 @@ def _touched_panes(home: Home, view: str, mark: dict, version: int) -> set[int] 
                        for line in open(folder / "_delta_log" / f"{v:020d}.json")]
             found = [a[kind].get("partitionValues", {}).get(PANE) for a in actions for kind in ("add", "remove") if kind in a]
         else:
+            # imported when called: it loads pyspark (the JVM)
             from pyspark.sql import functions as F
 
             commits = home.spark.read.json(names)
@@ -131,6 +132,7 @@ def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> b
     if folder is None:
         return False
     try:
+        # imported when called: it loads deltalake
         import deltalake
     except ImportError:
         return False

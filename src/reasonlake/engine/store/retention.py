@@ -17,8 +17,12 @@ import re
 import time
 from dataclasses import dataclass
 
-from reasonlake.engine.store import delta_sql, session, table_log
+from reasonlake.engine.store import delta_sql, session, state, table_log
 from reasonlake.engine.store.home import Home
+from reasonlake.engine.store.table_cache import latest_commit
+from reasonlake.errors import CloseError
+from reasonlake.plan.durations import format_time
+from reasonlake.spark import classic
 
 DEFAULT_RETAIN_MS = 7 * 86_400_000  # Delta's own default for removed files
 # Delta refuses a VACUUM below its default retention unless this check is off: a reader
@@ -39,6 +43,7 @@ class Vacuumed:
 
 def view_tables(home: Home, view: str) -> list[str]:
     """The paths of a view's Delta tables."""
+    # imported when called: it loads pyspark (the JVM), pyarrow, rdflib
     from reasonlake.engine.store import readable_copy
     from reasonlake.engine.store import violations_table as violations
 
@@ -75,8 +80,6 @@ def _listing_tasks(spark) -> int:
     least 8). Delta lists them in one Spark job of ``_LISTING`` tasks, 10000 by default,
     nearly all empty for a view's table (a folder per pane): 10000 tasks a table cost a
     vacuum 40 s on two cores, where 8 take half a second."""
-    from reasonlake.spark import classic
-
     # a Spark Connect session cannot tell: its setting, if any
     cores = classic.default_parallelism(spark) or int(spark.conf.get("spark.default.parallelism", "2") or 2)
     return max(8, 4 * cores)
@@ -96,8 +99,6 @@ def pinned(home: Home, path: str, version: int) -> int | None:
     snapshot) when only maintenance commits came after it. Delta refuses time travel to a
     version older than the table's file retention even when its files are there, so the
     latest close stays readable after a vacuum only when read as the latest snapshot."""
-    from reasonlake.engine.store.table_cache import latest_commit
-
     commit = latest_commit(home.spark, path)
     if commit is not None and commit[0] == version:
         return None
@@ -149,10 +150,6 @@ def check_readable(home: Home, view: str, version: int, close: int) -> None:
 
 def unreadable(home: Home, view: str, close: int, readable: set[int]):
     """The CloseError for a close whose version is not in ``readable``."""
-    from reasonlake.plan.durations import format_time
-    from reasonlake.engine.store import state
-    from reasonlake.errors import CloseError
-
     kept = [r.close for r in state.lineage(home, view) if r.version in readable]
     oldest = f"the oldest readable close is {format_time(min(kept))}" if kept else "no earlier close is readable"
     return CloseError(

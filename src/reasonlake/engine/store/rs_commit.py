@@ -47,6 +47,7 @@ def _open(spark, path: str) -> _Table:
     if folder is None:
         raise Unusable(f"{path} is not a local folder")
     try:
+        # imported when called: it loads deltalake
         import deltalake
         from deltalake.exceptions import TableNotFoundError
     except ImportError:
@@ -69,6 +70,7 @@ def _open(spark, path: str) -> _Table:
 
 def _write(spark, table: _Table, frame: pl.DataFrame, mode: str, *, predicate: str | None = None,
            txn: tuple[str, int] | None = None, retries: int | None = None, user_metadata: str | None = None) -> int:
+    # imported when called: it loads deltalake
     from deltalake import CommitProperties, Transaction, write_deltalake
 
     mark = user_metadata or session_marks.mark_of(spark)

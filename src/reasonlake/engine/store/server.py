@@ -12,17 +12,21 @@ before Spark starts.
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from reasonlake import settings
+from reasonlake.engine.store.locations import local_path
 from reasonlake.errors import EnvironmentSetupError
 
 SERVER_FILE = "_server.json"
@@ -44,8 +48,6 @@ class Server:
 
 
 def _folder(root: str) -> Path | None:
-    from reasonlake.engine.store.locations import local_path
-
     return local_path(root)
 
 
@@ -186,9 +188,6 @@ def keep_using(root: str, server: Server) -> None:
     """Mark the server used now, again while this process runs (a daemon thread, at a third
     of its idle limit: a command working longer than that between two jobs is still use),
     and when the process ends."""
-    import atexit
-    import threading
-
     used(root)
     atexit.register(used, root)
     if server.idle:
@@ -204,8 +203,7 @@ def fail_fast(spark):
     """``spark``, a client of the home's own server, retrying a call for about three seconds
     instead of pyspark's ten minutes: on the loopback address a server that does not answer
     for that long has stopped (idle, `server stop`, killed), and the command should say so."""
-    import warnings
-
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql.connect.client.retries import DefaultPolicy
 
     # the command says in its own line that the server stopped
@@ -231,6 +229,7 @@ def _idle_for(root: str, spark, since: float) -> float:
 def _serve(root: str, port: int, idle: float = 0) -> None:
     """The server process: the embedded session with Spark's Connect plugin, until stopped
     (or, with ``idle``, until that many seconds pass without a command)."""
+    # imported when called: it loads polars, rdflib, yaml; tests replace this name
     from reasonlake.engine.store import catalog
     from reasonlake.engine.store.session import get_spark
 
@@ -307,6 +306,7 @@ def _warm_up(url: str, root: str) -> None:
     announced: a fresh server takes seconds over its first client session, local relation,
     aggregate and Delta read (its JIT, its code generator), and the first command would pay
     them. A failure here is the first command's to report."""
+    # imported when called: tests replace this name
     from reasonlake.engine.store.session import get_spark
 
     try:

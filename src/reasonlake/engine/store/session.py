@@ -10,9 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from contextlib import contextmanager
+from pathlib import Path
 
 from reasonlake import settings
+from reasonlake.engine.store.local_fs import spark_conf
+from reasonlake.engine.store.object_store import EXCLUDED
 from reasonlake.errors import EnvironmentSetupError
 
 _EMBEDDED_CONF = {
@@ -63,12 +67,26 @@ def settings_for_a_while(spark, settings: dict[str, str]):
 # Spark's Kafka source: a Maven package of the same Spark version, added to the embedded
 # session only when a Kafka source is asked for (its resolution costs a first run a download).
 def kafka_package() -> str:
+    # imported when called: it loads pyspark (the JVM)
     import pyspark
 
     return f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}"
 
 
 _SHIPPED_WITH_PYSPARK = "org.apache.hadoop:hadoop-client-runtime,org.apache.hadoop:hadoop-client-api"
+
+
+def _embedded_conf(master: str, packages: tuple[str, ...], conf: dict | None) -> dict:
+    """The embedded session's settings: reasonlake's, the caller's ``conf`` over them."""
+    made = {**_EMBEDDED_CONF, **_loopback(master), **spark_conf(master, _cache_folder()),
+            # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
+            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse"), **(conf or {}),
+            "spark.driver.memory": settings.text("REASONLAKE_DRIVER_MEMORY")}
+    if packages:
+        # pyspark ships the Hadoop client the packages ask for: no second copy to download;
+        # nor the AWS SDK's 640 MB bundle hadoop-aws asks for (object_store names its modules)
+        made["spark.jars.excludes"] = ",".join((_SHIPPED_WITH_PYSPARK, *EXCLUDED))
+    return made
 
 
 def get_spark(master: str | None = None, *, remote: str | None = None, packages: tuple[str, ...] = (),
@@ -82,6 +100,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     if remote:
         return connect(remote)
     try:
+        # imported when called: it loads pyspark (the JVM)
         from pyspark.sql import SparkSession
     except ModuleNotFoundError as exc:  # a base install (no `local` extra) outside a cluster
         raise EnvironmentSetupError(_needs_local(exc)) from None
@@ -91,6 +110,7 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
     if settings.environment("PYSPARK_GATEWAY_PORT"):  # spark-submit started this process, its JVM waits
         return _submitted(conf)
     try:
+        # imported when called: it loads delta
         from delta import configure_spark_with_delta_pip
     except ModuleNotFoundError as exc:
         raise EnvironmentSetupError(_needs_local(exc)) from None
@@ -100,27 +120,13 @@ def get_spark(master: str | None = None, *, remote: str | None = None, packages:
             "(install openjdk-17-jre or set JAVA_HOME)"
         )
 
-    from reasonlake.engine.store.local_fs import spark_conf
-
     master = master or settings.text("REASONLAKE_SPARK_MASTER")
     # Python tasks (the executors' parse of ingested files) run this interpreter, whose
     # environment has reasonlake; Spark's default is whatever `python3` is on the PATH.
     settings.environment_default("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder.appName("reasonlake").master(master)
-    conf = {**_EMBEDDED_CONF, **_loopback(master), **spark_conf(master, _cache_folder()),
-            # reasonlake names tables by path: no spark-warehouse/ folder in the working directory
-            "spark.sql.warehouse.dir": str(_cache_folder() / "spark-warehouse"), **(conf or {})}
-    for key, value in conf.items():
+    for key, value in _embedded_conf(master, packages, conf).items():
         builder = builder.config(key, value)
-    builder = builder.config(
-        "spark.driver.memory", settings.text("REASONLAKE_DRIVER_MEMORY")
-    )
-    if packages:
-        # pyspark ships the Hadoop client the packages ask for: no second copy to download;
-        # nor the AWS SDK's 640 MB bundle hadoop-aws asks for (object_store names its modules)
-        from reasonlake.engine.store.object_store import EXCLUDED
-
-        builder = builder.config("spark.jars.excludes", ",".join((_SHIPPED_WITH_PYSPARK, *EXCLUDED)))
     log = _jvm_log_path()
     try:
         with _jvm_output_to(log):
@@ -149,6 +155,7 @@ def _submitted(conf: dict | None):
     Delta's SQL extension joins the submit's, and its catalog is set where the submit sets
     none, so that ``--packages io.delta:...`` alone is enough; ``conf`` (a home's metastore)
     is added. Nothing of the embedded session's: a local master would override the submit's."""
+    # imported when called: it loads pyspark (the JVM)
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
@@ -192,10 +199,7 @@ class DeferredSession:
     starts a JVM nor loads pyspark's Connect client. What the engine asks before any read,
     whether the session will be Spark Connect and to which host (``remote``), is known
     without starting it; anything else starts it and goes to it."""
-
     def __init__(self, start, remote: str | None):
-        import threading
-
         self._start, self.remote, self._session = start, remote, None
         self._lock, self._failed = threading.Lock(), None
         self._settings: dict[str, str | None] = {}  # set before the start: applied at it
@@ -217,8 +221,6 @@ class DeferredSession:
     def start_in_background(self) -> None:
         """Start it now on a thread (a command that will need it does its own work in the
         meantime); the first call that needs it waits for it, and gets its error if any."""
-        import threading
-
         threading.Thread(target=self._start_quietly, daemon=True, name="reasonlake-session-start").start()
 
     def _start_quietly(self) -> None:
@@ -279,6 +281,7 @@ def started(spark):
 def active_session():
     """The process's active classic session, if any (a notebook's, a job's on a cluster)."""
     try:
+        # imported when called: it loads pyspark (the JVM)
         from pyspark.sql import SparkSession
     except ModuleNotFoundError:  # a base install without the `local` extra: no session either
         return None
@@ -288,6 +291,7 @@ def active_session():
 def connect(remote: str):
     """A Spark Connect session to ``remote`` (``sc://HOST:PORT``), checked to answer."""
     try:
+        # imported when called: it loads pyspark (the JVM)
         import pyspark.sql.connect.session  # noqa: F401 (the client libraries are there)
     except ImportError as exc:
         raise EnvironmentSetupError(
@@ -295,6 +299,7 @@ def connect(remote: str):
             "pip install 'reasonlake[connect]' (the README's set-up installs them)") from None
     if not remote.startswith("sc://"):
         raise EnvironmentSetupError(f"--remote {remote}: a Spark Connect address is sc://HOST:PORT")
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql import SparkSession
 
     # pyspark's own builder: it also switches pyspark.sql.functions to their Connect forms
@@ -308,7 +313,6 @@ def connect(remote: str):
 
 
 def _cache_folder():
-    from pathlib import Path
 
     return Path.home() / ".cache" / "reasonlake"
 
@@ -324,13 +328,10 @@ class _jvm_output_to:
 
     The JVM inherits the process's stdout and stderr when it starts, so both are pointed at
     the log for the launch only; Python's own output is restored right after."""
-
     def __init__(self, path: str):
         self.path = path
 
     def __enter__(self):
-        import sys
-
         sys.stdout.flush()
         sys.stderr.flush()
         self.saved = []

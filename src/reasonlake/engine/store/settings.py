@@ -3,8 +3,11 @@ writing the home reads (the catalog its names go to, the folders its ontologies 
 from). Made by the first setting; a home without it has every default."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from reasonlake.engine.store import table_cache
 from reasonlake.engine.store.home import Home
+from reasonlake.errors import UsageError
 
 TABLE = "settings"
 
@@ -42,10 +45,6 @@ def ontology_dirs(home: Home) -> tuple[str, ...]:
 
 def allow_ontologies(home: Home, folders) -> tuple[str, ...]:
     """Make ``folders`` (made absolute) the home's allowed ontology folders; them, sorted."""
-    from pathlib import Path
-
-    from reasonlake.errors import UsageError
-
     chosen = []
     for folder in folders:
         place = Path(folder).resolve()

@@ -23,11 +23,11 @@ from __future__ import annotations
 import json
 import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import unquote, urlparse
-
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
 
 if TYPE_CHECKING:  # pyspark is optional (the base wheel): Rows are made only where a session asked
     from pyspark.sql import Row
@@ -58,6 +58,7 @@ def rows(folder: Path, columns: list[str] | None = None) -> list[Row] | None:
     if any(not isinstance(t, str) or t not in _FLAT for t in types.values()):
         return None
     wanted = columns or [f["name"] for f in fields]
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql import Row
 
     return [Row(**dict(zip(wanted, values))) for values in _read(folder, files, wanted, types)]
@@ -83,6 +84,7 @@ def _state_from_delta_rs(folder: Path, version: int) -> dict | None:
     table may hold deletion vectors (its protocol names them): its file list alone would
     read the rows they hide."""
     try:
+        # imported when called: it loads deltalake, pyarrow
         import deltalake
         import pyarrow as pa
 
@@ -99,8 +101,7 @@ def _state_from_delta_rs(folder: Path, version: int) -> dict | None:
 
 
 def _read(folder: Path, files: list[dict], columns: list[str], types: dict[str, str]):
-    from concurrent.futures import ThreadPoolExecutor
-
+    # imported when called: it loads pyarrow
     import pyarrow.parquet as pq
 
     def columns_of(entry: dict):
@@ -154,6 +155,7 @@ def history(folder: Path, limit: int | None = None) -> list[Row] | None:
     """``DESCRIBE HISTORY``'s version, timestamp, operation, operationParameters and userMetadata, newest
     first (at most ``limit``), from the commit files in the log of the table in ``folder``
     (the timestamp is the file's, as Delta takes it); None where the log cannot be read so."""
+    # imported when called: it loads pyspark (the JVM)
     from pyspark.sql import Row
 
     log = folder / "_delta_log"

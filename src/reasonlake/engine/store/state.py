@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import astuple, dataclass, fields
 
-from pyspark.sql import functions as F
-
 from reasonlake.engine.store import table_cache, table_writes
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.schemas import RECORD_SCHEMA
@@ -100,11 +98,11 @@ LATEST_SEQ = ("latest seq",)  # the question latest_ingest_seq asks of the cache
 
 def latest_ingest_seq(home: Home) -> int:
     def read() -> int:
+        # imported when called: it loads pyarrow, rdflib
         from reasonlake.engine.store import driver_reads
 
-        found = driver_reads.query(home.spark, {"ingests": (home.path("ingests"), None)}, "SELECT max(seq) AS m FROM ingests")
-        if found is not None:
-            return found.column("m")[0].as_py() or 0
-        return home.table("ingests").agg(F.max("seq").alias("m")).first().m or 0
+        found = driver_reads.answer(home.spark, {"ingests": (home.path("ingests"), None)},
+                                    "SELECT max(seq) AS m FROM {ingests}")
+        return found.column("m")[0].as_py() or 0
 
     return table_cache.read(home.spark, home.path("ingests"), LATEST_SEQ, read)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, TypeVar
 
 from reasonlake.engine.store import access, process_cache
+from reasonlake.engine.store.locations import is_connect
 from reasonlake.engine.store.table_log import Commit, latest_commit
 
 T = TypeVar("T")
@@ -66,8 +67,6 @@ def _first_read_over_connect(spark, path: str, key: tuple) -> bool:
     """Whether this is the first read of ``key`` in the process, on a Spark Connect session
     whose question would be a call to the server (marked read, so the next one asks). A
     table this process lists itself (``small_tables``) costs no call to ask about."""
-    from reasonlake.engine.store.locations import is_connect
-
     cache = process_cache.of(spark)
     if key in cache.read_once or key in cache.answers or not is_connect(spark):
         return False

@@ -16,17 +16,7 @@ def append_frame(spark, path: str, frame: pl.DataFrame, schema: str, *,
     """``frame``'s rows appended in one commit: by the access mode, or where it cannot take
     the table, through Spark (typed by ``schema``, with Delta's ``txnAppId``/``txnVersion``
     for ``txn``: a retried call writes nothing)."""
-    mode = access.of(spark, path)
-    try:
-        mode.append(path, frame, txn=txn)
-    except access.Unusable:
-        from reasonlake.engine.store.arrow_bridge import to_spark
-
-        writer = to_spark(spark, frame, schema).write.format("delta").mode("append")
-        if txn is not None:
-            writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
-        writer.save(path)
-        mode.after_write(path)
+    access.of(spark, path).append(path, frame, schema=schema, txn=txn)
 
 
 def append_rows(spark, path: str, rows: list[tuple], schema: str, *, txn: tuple[str, int] | None = None) -> None:

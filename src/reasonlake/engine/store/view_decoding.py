@@ -124,6 +124,7 @@ def visible_rows(found):
     """DataFusion's rows of ``select`` (Arrow) that ``visible`` keeps, without the
     ``VISIBLE`` columns: every term found in the dictionary (a missing one drops the row, as
     the null test does in SQL) and none anonymous."""
+    # imported when called: it loads pyarrow
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -141,6 +142,7 @@ def visible_rows(found):
 def reader_arrow(found, unit: str = "ms") -> dict:
     """DataFusion's ``reader_columns`` as the columns readers get: the terms as strings, the
     moments (milliseconds) as UTC timestamps of ``unit``, ``inferred`` as booleans."""
+    # imported when called: it loads pyarrow
     import pyarrow as pa
 
     moment = pa.timestamp(unit, tz="UTC")

@@ -12,6 +12,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.store import delta_sql, table_log
+from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.materialization import expiration_pane
 from reasonlake.plan.windows import Window
@@ -67,6 +68,7 @@ def replace(home: Home, view: str, window: Window, found: DataFrame | None, clos
 def holds_none(home: Home, view: str) -> bool:
     """Whether the table holds no row, read by delta-rs in this process (False: some, or
     this process cannot read it)."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
     counted = driver_reads.query(home.spark, {"v": (path(home, view), None)}, "SELECT count(*) AS n FROM v")
@@ -98,6 +100,7 @@ def count_live(home: Home, view: str, close: int, at_version: int | None = None)
     """How many violations are live at ``close`` (read at ``at_version``, as ``live``): counted
     by delta-rs in this process where the home allows (a Spark count is a job, about a second
     a close)."""
+    # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
     counted = driver_reads.query(home.spark, {"v": (path(home, view), at_version)}, (
@@ -112,8 +115,6 @@ def decoded_sql(home: Home, view: str, close: int, at_version: int | None = None
     SQL: rule, since (the first close of its episode), bindings (variable -> term), triples
     (N-Triples with their origins, in the rule's order), origin, key. What `reasonlake sql`
     names <view>_violations and what `violations` prints."""
-    from reasonlake.engine.store import view_decoding as decoding
-
     at = "" if at_version is None else f" VERSION AS OF {at_version}"
     terms = f"delta.`{home.path('terms')}`"
     triple, joins = decoding.named_triple("t", "e", terms)

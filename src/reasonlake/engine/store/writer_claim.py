@@ -117,6 +117,7 @@ def _swap(root: str, change) -> bool:
     """Replace the claim's row by ``change(row)`` (row: a dict, None for no row; returns the
     new row, {} for none, None to leave it) as the very next version of ``_writer``: False when
     another process committed first (the caller reads again), True otherwise."""
+    # imported when called: it loads deltalake
     import deltalake  # delta-rs (named in full: Delta's own Python builder has a class of the same name)
     from deltalake.exceptions import CommitFailedError, TableNotFoundError
 

@@ -23,6 +23,12 @@ import polars as pl
 
 from reasonlake.query import bound as query_bound
 
+# hidden columns of a frame: SPARQL variable names cannot hold '$'
+UNIT = "$unit"  # a group of no GROUP BY, a solution of no variable
+ROW = "$row"  # a row's number (``numbered``)
+START, END = "$start", "$end"  # an event occurrence's interval (``source(timed=True)``)
+TIMES = (START, END)
+
 Frame = TypeVar("Frame")
 Rows = Callable[[pl.LazyFrame], pl.LazyFrame]
 

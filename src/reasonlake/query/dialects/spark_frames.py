@@ -37,9 +37,12 @@ import pyarrow as pa
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from reasonlake.spark import observed
 from reasonlake.query import bound as query_bound
-from reasonlake.query.solutions import TIMES
+from reasonlake.query.aggregates import integer_column
+from reasonlake.query.dialects.protocol import TIMES, UNIT
+from reasonlake.query.dialects.spark_conditions import condition
+from reasonlake.query.terms import XSD_INTEGER
+from reasonlake.spark import observed
 
 RANK = "$rank"
 _PAD = "$pad"
@@ -241,8 +244,6 @@ class SparkFrames:
         escape, which it alone decides) cross to Python. The step stays the one judge of what
         passes; the rows are not split into two plans, which would compute ``frame`` twice
         (a group's Python step, say)."""
-        from reasonlake.query.dialects.spark_conditions import condition
-
         found = condition(expr, variables, _physical, integers)
         if found is not None and found.complete:  # a HAVING on counts: no row needs Python
             return frame.where(F.coalesce(found.truth, F.lit(False)))
@@ -285,10 +286,6 @@ class SparkFrames:
         to Python twice, its inputs and its groups: 9 s for the IMaRS "group" query). A
         count's term is written as ``terms.integer_term`` writes it, its value beside it
         (``aggregates.integer_column``); with no GROUP BY, one group even of no rows."""
-        from reasonlake.query.aggregates import integer_column
-        from reasonlake.query.solutions import UNIT
-        from reasonlake.query.terms import XSD_INTEGER
-
         frame = _unranked(frame)
         made, shown = [], []
         for i, ((kind, variable, distinct), name) in enumerate(zip(counts, names)):

@@ -27,17 +27,20 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from reasonlake.query.streams import StreamOperator
-from reasonlake.declare.rspql_file import RspqlDecl
-from reasonlake.engine.process import faults
 from reasonlake.declare.rsep import events_of
+from reasonlake.declare.rspql_file import RspqlDecl
+from reasonlake.engine.ingest.events import ingest_contents
 from reasonlake.engine.jobs.rspql import evaluation, matching
-from reasonlake.engine.store import rspql_registry as registry
 from reasonlake.engine.jobs.rspql.consumption import Consumption
+from reasonlake.engine.jobs.slide import slide
+from reasonlake.engine.jobs.views import check_views, create_view
+from reasonlake.engine.process import faults
 from reasonlake.engine.store import catalog, lease, query_tables, state
+from reasonlake.engine.store import rspql_registry as registry
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import UnknownViewError, ViewChangedError
 from reasonlake.query import Answer, construct, streams
+from reasonlake.query.streams import StreamOperator
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,6 @@ class Evaluated:
 
 
 def register(home: Home, decl: RspqlDecl, *, now: int) -> Registered:
-    from reasonlake.engine.jobs.views import check_views, create_view
-
     queries = registry.registered(home)
     existing = queries.get(decl.name)
     if existing is not None and existing.fingerprint() != decl.fingerprint():
@@ -95,8 +96,6 @@ def register(home: Home, decl: RspqlDecl, *, now: int) -> Registered:
 
 def advance(home: Home, name: str, until: int) -> list[Evaluated]:
     """The query ``name`` and every query it reads, brought up to ``until``."""
-    from reasonlake.engine.jobs.slide import slide
-
     queries = registry.registered(home)
     if name not in queries:
         raise UnknownViewError(f"no view or RSP-QL query named {name!r}; `reasonlake register FILE.rspql` "
@@ -209,7 +208,6 @@ def _stream(home: Home, decl: RspqlDecl, t: int, out: pl.DataFrame) -> None:
     """A CONSTRUCT's streamed triples at ``t``: items of its stream, at time t, once."""
     if not out.height:
         return
-    from reasonlake.engine.ingest.events import ingest_contents
 
     content = ("\n".join(construct.lines(out)) + "\n").encode()
     sha = hashlib.sha256(content).hexdigest()

@@ -17,15 +17,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import polars as pl
+from rdflib import Graph
 
 from reasonlake.declare.rsep import events_of
 from reasonlake.declare.rspql_file import RspqlDecl
-from reasonlake.engine.reads import query_read
-from reasonlake.engine.steps.compiled import compile_view
-from reasonlake.engine.reason import derived_events
 from reasonlake.engine.jobs.rspql import matching
 from reasonlake.engine.jobs.rspql.consumption import Consumption
+from reasonlake.engine.reads import query_read
+from reasonlake.engine.reason import derived_events
+from reasonlake.engine.steps.compiled import compile_view
 from reasonlake.engine.store import state
+from reasonlake.engine.store.arrow_bridge import to_spark
 from reasonlake.engine.store.home import Home
 from reasonlake.plan.windows import Window
 from reasonlake.query import Answer, run
@@ -105,8 +107,6 @@ class StaticGraphs:
 
 def static_graphs(decl: RspqlDecl) -> StaticGraphs:
     """The query's static graphs as frames, parsed from the files read at registration."""
-    from rdflib import Graph
-
     default, named = [], {}
     for graph in decl.graphs:
         parsed = Graph().parse(data=graph.source.text, format=graph.source.format)
@@ -148,7 +148,6 @@ def answer_at(home: Home, decl: RspqlDecl, t: int, static: StaticGraphs, consume
         if triples is not None and triples.frames is not None:
             frames = triples.frames
     if frames is not None:  # a window Spark holds: the driver's frames go to Spark
-        from reasonlake.engine.store.arrow_bridge import to_spark
 
         def spark(frame):
             return to_spark(frames.spark, frame, _SCHEMA) if isinstance(frame, pl.DataFrame) else frame

@@ -165,6 +165,7 @@ def triples(event: Event, prefixes: dict[str, str]) -> list[tuple]:
 @lru_cache(maxsize=256)
 def _parsed(event: Event, prefix_items: tuple[tuple[str, str], ...]) -> tuple[tuple, ...]:
     prefixes = dict(prefix_items)
+    # imported when called: it loads rdflib
     from reasonlake.query.parse import algebra
 
     prologue = "".join(f"PREFIX {k}: <{v}>\n" for k, v in prefixes.items())

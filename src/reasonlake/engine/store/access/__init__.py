@@ -20,9 +20,13 @@ and writes the files itself:
   (``DeferredSession``) over a folder of this machine: ``LocalFolder`` with every driver
   commit by delta-rs; what only the JVM answers starts the session (decision 0071).
 
-A method a mode cannot answer returns None (reads: the caller reads through Spark) or raises
-``Unusable`` (driver commits: the caller writes through Spark); a mode never tries
-another's way. ``REASONLAKE_SMALL_TABLES=0`` keeps a local mode's reads on Spark and
+The base (``base.Access``) renders each question for Spark; a mode that reads or commits in
+this process answers where it can and defers to the base inside the interface, so a small
+answer (``answer``), an append and a replacement of partitions are one call that always
+lands. Two kinds of question still return None for their caller to take elsewhere: a read
+whose answer may be too large to collect (``query``, ``rows``: the caller keeps the frame
+in Spark), and ``rewrite_small``, a compare-and-set that raises ``Unusable`` where Spark
+must take it (its Spark form is a MERGE or an UPDATE of the caller's own). ``REASONLAKE_SMALL_TABLES=0`` keeps a local mode's reads on Spark and
 ``REASONLAKE_ARROW_COMMIT=0`` (or a Databricks runtime, whose Delta build differs) its
 commits; both are part of the choice.
 """
@@ -32,6 +36,7 @@ from reasonlake import settings
 from reasonlake.engine.store import locations, process_cache
 from reasonlake.engine.store.access.base import Access, Commit, CommitInfo
 from reasonlake.engine.store.arrow_tables import Unusable
+from reasonlake.engine.store.session import DeferredSession
 
 __all__ = ["Access", "Commit", "CommitInfo", "Unusable", "of"]
 
@@ -52,22 +57,23 @@ def of(spark, path: str) -> Access:
 def _not_started(spark) -> bool:
     """An embedded session a command defers (``DeferredSession``) that has not started: the
     command may end without it."""
-    from reasonlake.engine.store.session import DeferredSession
-
     return isinstance(spark, DeferredSession) and spark.remote is None and spark._session is None
 
 
 def _choose(spark, local: bool, reads_here: bool, writes_here: bool) -> Access:
     connect = locations.is_connect(spark)
     if local and reads_here and writes_here and _not_started(spark):
+        # imported when called: it loads pyarrow
         from reasonlake.engine.store.access.local_before_spark import LocalBeforeSpark
 
         return LocalBeforeSpark(spark, reads_here=reads_here, writes_here=writes_here)
     if local and (not connect or locations.sees_our_files(spark)):
         if connect:
+            # imported when called: it loads pyarrow
             from reasonlake.engine.store.access.local_over_connect import LocalOverConnect
 
             return LocalOverConnect(spark, reads_here=reads_here, writes_here=writes_here)
+        # imported when called: it loads pyarrow
         from reasonlake.engine.store.access.local_folder import LocalFolder
 
         return LocalFolder(spark, reads_here=reads_here, writes_here=writes_here)

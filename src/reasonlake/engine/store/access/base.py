@@ -62,19 +62,59 @@ class Access:
         process, at most ``max_bytes`` of files; None: Spark reads."""
         return None
 
-    # -- the driver's commits (``Unusable``: the caller writes through Spark) ---------------
-    def append(self, path: str, frame: pl.DataFrame, *, txn: tuple[str, int] | None = None) -> int | None:
-        from reasonlake.engine.store.arrow_tables import Unusable
+    def answer(self, tables: dict[str, tuple[str, int | None]], sql: str, max_bytes: int) -> pa.Table:
+        """``sql`` over ``tables`` (name -> (path, version or None)), each table named in it
+        as ``{name}``, always answered as Arrow: in this process where the mode reads the
+        files itself and they hold at most ``max_bytes`` (``query``), else by Spark. The
+        answer comes to the driver whole: for small answers (a count, a bound, a few rows)."""
+        found = self.query(tables, sql.format(**{name: name for name in tables}), max_bytes)
+        if found is not None:
+            return found
+        # each frame a temporary view named in the SQL, dropped after (classic and Connect alike)
+        return self.spark.sql(sql, **self.frames(tables)).toArrow()
 
-        raise Unusable(f"{self.name} commits through Spark")
+    def frames(self, tables: dict[str, tuple[str, int | None]]) -> dict:
+        """Each table (name -> (path, version or None)) as a Spark frame, by name."""
+        def read(path: str, version: int | None):
+            reader = self.spark.read.format("delta")  # a reader each: ``option`` changes the one it is called on
+            return (reader if version is None else reader.option("versionAsOf", version)).load(path)
+
+        return {name: read(path, version) for name, (path, version) in tables.items()}
+
+    # -- the driver's commits: always made, by this process where the mode commits here, else
+    # -- by Spark here in the base (a compare-and-set alone has no Spark rendering: ``Unusable``)
+    def append(self, path: str, frame: pl.DataFrame, *, schema: str, txn: tuple[str, int] | None = None) -> None:
+        """``frame``'s rows appended in one commit (typed by ``schema``, a Spark DDL string;
+        ``txn``: Delta's ``txnAppId``/``txnVersion``, so a retried call writes nothing)."""
+        # imported here: a driver-only command reaches this module without loading Spark
+        from reasonlake.engine.store.arrow_bridge import to_spark
+
+        writer = to_spark(self.spark, frame, schema).write.format("delta").mode("append")
+        if txn is not None:
+            writer = writer.option("txnAppId", txn[0]).option("txnVersion", txn[1])
+        writer.save(path)
+        self.after_write(path)
 
     def replace_partitions(self, path: str, frame: pl.DataFrame, *, column: str, replaced, predicate: str | None,
-                           user_metadata: str | None = None) -> int:
-        from reasonlake.engine.store.arrow_tables import Unusable
+                           schema, user_metadata: str | None = None) -> None:
+        """The partitions of ``column`` that ``replaced`` names (``predicate``: the same as SQL;
+        None: every partition) replaced by ``frame``'s rows, in one commit (``schema``: the
+        table's Spark schema). Through Spark a replacement of some partitions is one task, a
+        file a partition, so panes a slide keeps rewriting do not pile up small files."""
+        # imported when called: it loads polars
+        from reasonlake.engine.store.arrow_bridge import to_spark
 
-        raise Unusable(f"{self.name} commits through Spark")
+        rows = to_spark(self.spark, frame, schema)
+        writer = (rows if predicate is None else rows.coalesce(1)).write.format("delta").mode("overwrite")
+        if predicate is not None:
+            writer = writer.option("replaceWhere", predicate)
+        if user_metadata is not None:
+            writer = writer.option("userMetadata", user_metadata)
+        writer.save(path)
+        self.after_write(path)
 
     def rewrite_small(self, path: str, change):
+        # imported when called: it loads polars
         from reasonlake.engine.store.arrow_tables import Unusable
 
         raise Unusable(f"{self.name} commits through Spark")

@@ -99,13 +99,21 @@ class LocalFiles:
     def replaces_in_driver(self, path: str) -> bool:
         return self.writes_here and local_path(path) is not None
 
-    def append(self, path, frame, *, txn=None):
-        return self._writer(path).append(self.spark, path, frame, txn=txn)
+    def append(self, path, frame, *, schema, txn=None):
+        try:
+            self._writer(path).append(self.spark, path, frame, txn=txn)
+        except Unusable:  # a table or a feature the driver's writer refuses, before it wrote: Spark commits
+            super().append(path, frame, schema=schema, txn=txn)
 
-    def replace_partitions(self, path, frame, *, column, replaced, predicate, user_metadata=None):
-        writer = self._writer(path)
-        return (self.replacer or writer).replace_partitions(self.spark, path, frame, column=column, replaced=replaced,
-                                                 predicate=predicate, user_metadata=user_metadata)
+    def replace_partitions(self, path, frame, *, column, replaced, predicate, schema, user_metadata=None):
+        try:
+            writer = self._writer(path)  # first: it refuses when the driver's commits are off
+            (self.replacer or writer).replace_partitions(
+                self.spark, path, frame, column=column, replaced=replaced, predicate=predicate,
+                user_metadata=user_metadata)
+        except Unusable:
+            super().replace_partitions(path, frame, column=column, replaced=replaced, predicate=predicate,
+                                       schema=schema, user_metadata=user_metadata)
 
     def rewrite_small(self, path, change):
         return self._writer(path).rewrite_small(self.spark, path, change)

@@ -3,7 +3,7 @@ see this machine's files (Databricks Connect, a remote server), and the base of 
 
 The log is asked as SQL, one call to the server each (``DESCRIBE HISTORY ... LIMIT 1``,
 about 0.1 s: less than the reads an answer kept per commit saves); rows are read and commits
-written by Spark (the base's None and ``Unusable``).
+written by Spark (the base's Spark renderings).
 """
 from __future__ import annotations
 
