@@ -63,8 +63,8 @@ def check_ingest(spark, work: Path) -> list[str]:
     Python workers) gives the events and quarantine rows the driver's reading gives, and the
     runner over a folder the tables of `ingest` + `slide`."""
     from tests.conftest import write
-    from tests.engine import test_ingest_anywhere as anywhere
-    from tests.engine import test_runner as runner
+    from tests.engine.ingest import test_ingest_anywhere as anywhere
+    from tests.engine.jobs import test_runner as runner
 
     problems = []
     write(work / "v.ttl", anywhere.TBOX)
