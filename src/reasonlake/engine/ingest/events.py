@@ -191,7 +191,7 @@ def ingest_paths(home: Home, stream: str, args: list[str], *, ts: int | None = N
     are left out: a file whose quarantined rows were fixed adds only their items) or
     ``allow_duplicate`` (all of it goes in again). ``progress``: told of each plain file
     parsed, and of the URIs once they are written."""
-    # here: the executors' ingest (Spark's readers) loads only for what Spark parses
+    # imported when called: the executors' ingest (Spark's readers) loads only for what Spark parses
     from reasonlake.engine.ingest import spark_ingest
 
     check_flags(allow_duplicate, only_new)
@@ -309,7 +309,7 @@ def ingest_frame(home: Home, stream: str, frame, *, name: str = "dataframe",
     """A DataFrame's rows (s, p, o, ts) as one ingest, checked and quarantined as JSONL rows
     are; ``name`` stands for the file in the events and quarantine tables (a frame is no file:
     its items are not compared with earlier ingests of the name, as a file's are)."""
-    # here: the executors' ingest (Spark's readers) loads only for what Spark parses
+    # imported when called: the executors' ingest (Spark's readers) loads only for what Spark parses
     from reasonlake.engine.ingest import spark_ingest
 
 

@@ -110,7 +110,7 @@ class ViewTriples:
         the rules can derive what a pattern reads; derived once, on the driver (the window's
         items are collected there, as a MATCH collects them: no more rows than the query's
         ``bound`` allows, so a window too large for the driver stops the query, not the process)."""
-        # here: the rules' engine loads only for a query whose patterns it may answer
+        # imported when called: the rules' engine loads only for a query whose patterns it may answer
         from reasonlake.engine.reason import derived_events
 
         compiled = self._rules() if self._rules is not None else None
@@ -174,7 +174,7 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
     def rules():
-        # here: the rule compiler (0.2 s) loads only for an event query that derives
+        # imported when called: the rule compiler (0.2 s) loads only for an event query that derives
         from reasonlake.engine.steps.compiled import compile_view
 
         return compile_view(home, home.view(view))
@@ -193,7 +193,7 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     # and spread over as many partitions as a shuffle makes (the set's own shuffle, its
     # partitions merged by size, left 3.1M facts in one: every pattern's scan on one core)
     spread = int(home.spark.conf.get("spark.sql.shuffle.partitions"))
-    # here: the Spark dialect loads only where Spark reads the view
+    # imported when called: the Spark dialect loads only where Spark reads the view
     from reasonlake.query.dialects.spark_frames import SparkFrames
 
     return ViewTriples(decoded.distinct().repartition(spread).localCheckpoint(eager=False), SparkFrames(home.spark),

@@ -68,7 +68,7 @@ def pick(home: Home, view: str, close: int | None, version: int | None) -> tuple
 def facts(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
     """The view's facts as ids (s, p, o, origin, rule) at a close or published version."""
     record, at, latest = picked(home, view, close, version)
-    return facts_at(home, view, record, at, latest)
+    return facts_of_version(home, view, version_read(home, view, record, latest), at)
 
 
 def facts_collected(home: Home, view: str, close: int | None = None, version: int | None = None):
@@ -87,11 +87,6 @@ def picked(home: Home, view: str, close: int | None, version: int | None) -> tup
     if not latest:  # a past close: still there after vacuums?
         retention.check_readable(home, view, record.version, at)
     return record, at, latest
-
-
-def facts_at(home: Home, view: str, record: state.Published, at: int, latest: bool) -> DataFrame:
-    """``facts`` of a record already picked (and, when not the latest, checked readable)."""
-    return facts_of_version(home, view, version_read(home, view, record, latest), at)
 
 
 def facts_of_version(home: Home, view: str, version: int | None, at: int) -> DataFrame:

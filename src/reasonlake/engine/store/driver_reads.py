@@ -58,8 +58,13 @@ def stream(spark, tables: dict[str, tuple[str, int | None]], render, columns: li
         for batch in found.to_batches():
             yield from zip(*(batch.column(c).to_pylist() for c in columns))
         return
-    text = render(decoding.SPARK, {name: "{" + name + "}" for name in tables})
-    for row in spark.sql(text, **mode.frames(tables)).toLocalIterator():
+    yield from _by_spark(mode, tables, render(decoding.SPARK, {name: "{" + name + "}" for name in tables}), columns)
+
+
+def _by_spark(mode, tables: dict[str, tuple[str, int | None]], text: str, columns: list[str]):
+    """``text`` (Spark's SQL, each table named ``{name}``) over ``tables``, its rows as
+    tuples of ``columns`` streamed to the driver partition by partition."""
+    for row in mode.spark.sql(text, **mode.frames(tables)).toLocalIterator():
         yield tuple(row[c] for c in columns)
 
 
@@ -76,10 +81,9 @@ def view_values(home, view: str, version: int | None, at: int, column: str, orde
         return
     sql = decoding.select(decoding.SPARK, home.view(view).window, at, table="{mat}", terms="{terms}",
                           columns=column, order=order)
-    frames = access.of(home.spark, home.mat_path(view)).frames(
-        {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)})
-    for row in home.spark.sql(sql, **frames).toLocalIterator():
-        yield row[0]
+    tables = {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}
+    for (value,) in _by_spark(access.of(home.spark, home.mat_path(view)), tables, sql, [0]):
+        yield value
 
 
 def view_rows(home, view: str, version: int | None, at: int, columns: list[str] | str,
