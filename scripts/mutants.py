@@ -455,6 +455,13 @@ MUTANTS: tuple[Mutant, ...] = (
            "        return frame.filter(pl.col(START) <= pl.col(END).min().over(CTX)), variables",
            "        return frame.filter(pl.col(END) >= pl.col(START).max().over(CTX)), variables",
            "FIRST keeps the last event mappings (Definition 6.7)", (RSEP_GENERATED,), ("tests/rspql",)),
+    # an event query's occurrences are one SQL description both dialects render
+    # (``query_read._occurrences``): a tombstone that matched on the triple alone would take
+    # every arrival of a repair's loser, not only the one that lost
+    Mutant("occurrence-tombstone-ignores-time", "events: occurrences", "src/reasonlake/engine/reads/query_read.py",
+           'f"AND r.o = e.o_id AND r.ts = e.ts AND r.close', 'f"AND r.o = e.o_id AND r.close',
+           "an item a repair removed takes with it every later arrival of its triple",
+           (f"{EVENTS}::test_an_item_a_repair_removed_is_no_occurrence_though_its_triple_came_again",), ("tests/query",)),
     Mutant("rsep-derived-at-oldest-premise", "rsep: derived events", "src/reasonlake/engine/reason/derived_events.py",
            '(-pl.col(TS)).alias("origin")', 'pl.col(TS).alias("origin")',
            "a derived occurrence ends at its oldest premise, not its newest (Definition 7.5)",

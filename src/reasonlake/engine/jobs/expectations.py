@@ -31,7 +31,6 @@ from reasonlake.engine.steps import builtin_suite
 from reasonlake.engine.store import table_writes, view_decoding
 from reasonlake.engine.store import violations_table as violations
 from reasonlake.engine.store.home import Home
-from reasonlake.engine.store.materialization import expiration_pane
 from reasonlake.engine.store.schemas import EXPECTATION_SCHEMA
 from reasonlake.errors import ExpectationFailedError
 from reasonlake.plan.durations import format_time
@@ -156,39 +155,56 @@ def _builtin_in_driver(home: Home, decl: ViewDecl, close: int, version: int, eve
 
 
 def _joined_in_driver(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int) -> pl.DataFrame | None:
-    """``_joined``'s rows read by delta-rs in this process (DataFusion), None where Spark must."""
+    """``_joined``'s rows read by delta-rs in this process (DataFusion), None where the
+    version is Spark's to read (a suite then runs over it on pandas or Spark)."""
     # imported when called: it loads pyarrow
-    from reasonlake.engine.steps.admit import stream_literal
     from reasonlake.engine.store import driver_reads
 
-    window = decl.window
-    sql = (
-        "SELECT m.s, m.p, m.o, ts.term AS subject, tp.term AS predicate, tob.term AS object, m.origin, m.rule, "
-        f"m.exp_pane, {view_decoding.expiration_pane(window, 'm.origin')} AS expected_pane, "
-        "CASE WHEN starts_with(ts.term, '\"') THEN ts.term END AS literal_subject, "
-        f"CASE WHEN m.rule = 'explicit' AND m.origin < {NEVER} AND i.s_id IS NULL THEN concat_ws(' ', "
-        "CAST(m.s AS VARCHAR), CAST(m.p AS VARCHAR), CAST(m.o AS VARCHAR), CAST(m.origin AS VARCHAR)) "
-        "END AS explicit_not_an_item "
-        "FROM mat m LEFT JOIN terms ts ON ts.id = m.s LEFT JOIN terms tp ON tp.id = m.p "
-        "LEFT JOIN terms tob ON tob.id = m.o "
-        "LEFT JOIN (SELECT DISTINCT s_id, p_id, o_id, ts FROM events "
-        f"WHERE stream = {stream_literal(decl.stream)} AND ts > {int(window.opens(close))} AND ts <= {int(close)} "
-        f"AND ingest_seq <= {int(events_seq)}) i "
-        "ON i.s_id = m.s AND i.p_id = m.p AND i.o_id = m.o AND i.ts = m.origin"
-    )
-    found = driver_reads.query(home.spark, {"mat": (home.mat_path(decl.name), version),
-                                            "terms": (home.path("terms"), None),
-                                            "events": (home.path("events"), None)}, sql)
+    tables, render = _joined(home, decl, close, version, events_seq)
+    found = driver_reads.query(home.spark, tables, render(view_decoding.DATAFUSION).format(**{t: t for t in tables}))
     return None if found is None else pl.from_arrow(found)
+
+
+def _joined(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int):
+    """The tables and the SQL (one description, rendered for each dialect) of the view's
+    rows at ``version`` decoded, with what the built-in checks look at, each a column: the
+    expiration pane the origin implies, the subject's text when it is a literal, and an
+    explicit fact's ids when no stream item of the window has that triple at that time (null
+    when all is well, so a failed check lists the offending values)."""
+    # imported when called: it loads pyarrow
+    from reasonlake.engine.steps.admit import stream_literal
+
+    window = decl.window
+    tables = {"mat": (home.mat_path(decl.name), version), "terms": (home.path("terms"), None),
+              "events": (home.path("events"), None)}
+
+    def render(dialect: view_decoding.Dialect) -> str:
+        return (
+            "SELECT m.s, m.p, m.o, ts.term AS subject, tp.term AS predicate, tob.term AS object, m.origin, m.rule, "
+            f"m.exp_pane, {view_decoding.expiration_pane(window, 'm.origin')} AS expected_pane, "
+            f"CASE WHEN {dialect.starts_with}(ts.term, '\"') THEN ts.term END AS literal_subject, "
+            f"CASE WHEN m.rule = 'explicit' AND m.origin < {NEVER} AND i.s_id IS NULL THEN concat_ws(' ', "
+            "CAST(m.s AS STRING), CAST(m.p AS STRING), CAST(m.o AS STRING), CAST(m.origin AS STRING)) "
+            "END AS explicit_not_an_item "
+            "FROM {mat} m LEFT JOIN {terms} ts ON ts.id = m.s LEFT JOIN {terms} tp ON tp.id = m.p "
+            "LEFT JOIN {terms} tob ON tob.id = m.o "
+            "LEFT JOIN (SELECT DISTINCT s_id, p_id, o_id, ts FROM {events} "
+            f"WHERE stream = {stream_literal(decl.stream)} AND ts > {int(window.opens(close))} "
+            f"AND ts <= {int(close)} AND ingest_seq <= {int(events_seq)}) i "
+            "ON i.s_id = m.s AND i.p_id = m.p AND i.o_id = m.o AND i.ts = m.origin"
+        )
+
+    return tables, render
 
 
 def _with_great_expectations(home: Home, decl: ViewDecl, close: int, version: int, events_seq: int,
                              docs: str | None, violations_version: int | None) -> list[Result]:
-    ids = (home.spark.read.format("delta").option("versionAsOf", version).load(home.mat_path(decl.name))
-           .select("s", "p", "o", "origin", "rule", "exp_pane"))
+    # imported when called: it loads pyarrow
+    from reasonlake.engine.store import driver_reads
+
     with step("expectations: read"):
         # one read of the version, its terms and the window's items, shared by every suite
-        joined = _joined(home, decl, close, ids, events_seq).localCheckpoint()
+        joined = driver_reads.frame(home.spark, *_joined(home, decl, close, version, events_seq)).localCheckpoint()
         # counted once: every frame the suites read is this one or a query over it
         run_on = _Runner("pandas" if joined.count() <= DRIVER_ROWS else "spark", docs)
     with step("expectations: built-in"):
@@ -211,30 +227,6 @@ def _builtin(home: Home, decl: ViewDecl, close: int, joined: DataFrame, run_on: 
             else home.spark.createDataFrame([], "key STRING")
         yield from run_on.validate(f"{decl.name}_violations", live.select("key"),
                                    [builtin_suite.gx_violations_check(bound)], BUILTIN)
-
-
-def _joined(home: Home, decl: ViewDecl, close: int, ids: DataFrame, events_seq: int) -> DataFrame:
-    """The id rows decoded, with what the built-in checks look at, each a column: the
-    expiration pane the origin implies, the subject's text when it is a literal, and an
-    explicit fact's ids when no stream item of the window has that triple at that time (null
-    when all is well, so a failed check lists the offending values)."""
-    # imported when called: it loads pyarrow, xxhash
-    from reasonlake.engine.store.dictionary import decode
-
-    window = decl.window
-    items = (home.table("events")
-             .where((F.col("stream") == decl.stream) & (F.col("ts") > window.opens(close)) & (F.col("ts") <= close)
-                    & (F.col("ingest_seq") <= events_seq))
-             .select(F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"),
-                     F.col("ts").alias("origin"), F.lit(True).alias("_item")).distinct())
-    named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
-    explicit = (F.col("rule") == "explicit") & (F.col("origin") < NEVER)
-    return (named.join(items, ["s", "p", "o", "origin"], "left")
-            .withColumn("expected_pane", expiration_pane("origin", window))
-            .withColumn("literal_subject", F.when(F.col("subject").startswith('"'), F.col("subject")))
-            .withColumn("explicit_not_an_item", F.when(explicit & F.col("_item").isNull(),
-                                                       F.concat_ws(" ", "s", "p", "o", "origin")))
-            .drop("_item"))
 
 
 def _has_violations(home: Home, view: str) -> bool:

@@ -14,10 +14,10 @@ from reasonlake.engine.process.progress import Progress, Steps
 from reasonlake.engine.process.timing import step
 from reasonlake.engine.reads.read import check_close
 from reasonlake.engine.reason import budget, driver_rounds, resident
-from reasonlake.engine.reason.paned_facts import PanedFacts
-from reasonlake.engine.reason.spark_rounds import FixpointResult, find_violations, run_fixpoint
+from reasonlake.engine.reason.spark_rounds import find_violations, run_fixpoint
 from reasonlake.engine.steps.admit import explicit_items, stream_events, window_rows
-from reasonlake.engine.steps.after_rounds import change_stats, change_summary, file_list_ahead
+from reasonlake.engine.reason.fixpoint_result import FixpointResult, change_summary
+from reasonlake.engine.steps.after_rounds import file_list_ahead
 from reasonlake.engine.steps.compiled import Compiled, compile_view, seed
 from reasonlake.engine.store import catalog, file_list, lease, repair_tables, state
 from reasonlake.engine.store import materialization as mat
@@ -175,7 +175,7 @@ def _published(home: Home, compiled: Compiled, close: int, result, base, steps: 
 def _none_found_nor_held(home: Home, view: str, result) -> bool:
     """Searched in the driver, no violation found, and none in the table: a replace would
     write what is there already."""
-    return result.local is not None and not result.local.violations_found and viol.holds_none(home, view)
+    return result.none_found() and viol.holds_none(home, view)
 
 
 def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: int, result, *, admitted: int,
@@ -184,10 +184,10 @@ def _recorded(home: Home, compiled: Compiled, close: int, upto_seq: int, seq: in
     rows, the expectations, and the close's record (not yet appended)."""
     decl, view = compiled.decl, compiled.decl.name
     file_list_ahead(home, home.mat_path(view), result, compiled)
-    if result.local is not None and compiled.repair is None:
-        resident.keep(home, view, decl.fingerprint(),
-                      PanedFacts.of(result.local.known, mat.pane_of("origin", decl.window)))
-    stats = change_stats(result)
+    kept = result.whole_table(decl.window) if compiled.repair is None else None
+    if kept is not None:
+        resident.keep(home, view, decl.fingerprint(), kept)
+    stats = result.stats()
     version = mat.version(home, view)
     if decl.queries:  # imported here: a view without registered queries never loads the SPARQL compiler
 

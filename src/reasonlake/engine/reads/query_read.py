@@ -23,17 +23,14 @@ that close without reading the view again.
 from __future__ import annotations
 
 import polars as pl
-from pyspark.sql import functions as F
 
 from reasonlake.engine.reads import read
 from reasonlake.engine.reads.decoded_panes import DecodedPanes
 from reasonlake.engine.reason import resident
-from reasonlake.engine.steps import admit
 from reasonlake.engine.steps.admit import in_panes
 from reasonlake.engine.store import dictionary, driver_reads, repair_tables, table_log
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.arrow_bridge import to_spark
-from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
 from reasonlake.engine.store.session import settings_for_a_while
 from reasonlake.query import bound as query_bound
@@ -167,9 +164,7 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
 
     def timed(in_driver: bool):
         if in_driver:  # read here where the home allows it, as the view was; else by Spark, then taken here
-            found = occurrences_in_driver(home, view, version, at, events_seq)
-            return found if found is not None else pl.from_arrow(
-                occurrences(home, view, version, at, events_seq).toArrow())
+            return occurrences_in_driver(home, view, version, at, events_seq)
         # every event pattern reads them: read once, on the executors
         return occurrences(home, view, version, at, events_seq).localCheckpoint(eager=False)
 
@@ -216,53 +211,52 @@ def _decoded_here(home: Home, view: str, version: int, at: int):
 
 
 def occurrences_in_driver(home: Home, view: str, version: int | None, at: int,
-                          events_seq: int | None) -> pl.DataFrame | None:
-    """``occurrences`` read in this process (delta-rs and DataFusion) as a Polars frame; None
-    where Spark must read them (``driver_reads``)."""
-
-    decl = home.view(view)
-    opens = decl.window.opens(at)
-    tables = {"events": (home.path("events"), None), "mat": (home.mat_path(view), version),
-              "terms": (home.path("terms"), None)}
-    where = ""
-    if table_log.is_delta(home.spark, repair_tables.removed_path(home, view)):
-        tables["removed"] = (repair_tables.removed_path(home, view), None)
-        where = (f" WHERE NOT EXISTS (SELECT 1 FROM removed r WHERE r.s = e.s_id AND r.p = e.p_id AND r.o = e.o_id "
-                 f"AND r.ts = e.ts AND r.close <= {int(at)})")
-    joins = " ".join(f"LEFT JOIN terms {x} ON e.{x}_id = {x}.id" for x in "spo")
-    # the hidden-term test is applied to the joined rows (``visible_rows``), not in the WHERE,
-    # as for ``view_rows`` (``view_decoding.select``)
-    visible = ", ".join(f"{t} AS {name}" for t, name in zip(decoding.TERMS, decoding.VISIBLE))
-    sql = (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms, {visible} "
-           f"FROM (SELECT * FROM events WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
-           f"JOIN (SELECT DISTINCT s, p, o FROM mat WHERE origin > {int(opens)}) m "
-           f"ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o {joins}{where}")
-    found = driver_reads.query(home.spark, tables, sql)
-    if found is None:
-        return None
-    frame = pl.from_arrow(decoding.visible_rows(found))
-    return frame.select(*(pl.col(c).cast(pl.String) for c in COLUMNS), pl.col("start_ms").cast(pl.Int64).alias(START),
-                        pl.col("start_ms").cast(pl.Int64).alias(END))
+                          events_seq: int | None) -> pl.DataFrame:
+    """``occurrences`` as a Polars frame: read in this process (delta-rs and DataFusion)
+    where the home allows it, else by Spark and taken here (``driver_reads.rows``)."""
+    tables, render = _occurrences(home, view, version, at, events_seq)
+    frame = pl.from_arrow(driver_reads.rows(home.spark, tables, render))
+    return frame.select(*(pl.col(c).cast(pl.String) for c in COLUMNS),
+                        *(pl.col(t).cast(pl.Int64) for t in ("start_ms", "end_ms"))).rename(_TIMES)
 
 
 def occurrences(home: Home, view: str, version: int | None, at: int, events_seq: int | None):
     """The stream items of the window at ``at`` that the view holds (its table's
     ``version``), one row per arrival: subject, predicate, object (N-Triples), START and
-    END (the item's time), as a Spark frame."""
+    END (the item's time), as a Spark frame (``driver_reads.frame``: never collected)."""
+    tables, render = _occurrences(home, view, version, at, events_seq)
+    return driver_reads.frame(home.spark, tables, render).withColumnsRenamed(_TIMES)
+
+
+_TIMES = {"start_ms": START, "end_ms": END}  # named in SQL both dialects read, renamed after
+
+
+def _occurrences(home: Home, view: str, version: int | None, at: int, events_seq: int | None):
+    """The tables ``occurrences`` reads and its SQL, one description rendered for each
+    dialect (``view_decoding``): the window's items of the stream joined on ids with the
+    view's facts and, where repairs removed some, the tombstones (a loser's arrivals are
+    not occurrences), their ids decoded through the dictionary."""
     decl = home.view(view)
     opens = decl.window.opens(at)
-    events = admit.stream_events(home, decl.stream, _upto(events_seq), opens, at)
-    items = events.select(F.col("s_id").alias("s"), F.col("p_id").alias("p"), F.col("o_id").alias("o"), "ts")
-    held = read.facts_of_version(home, view, version, at).select("s", "p", "o")
-    items = items.join(held, ["s", "p", "o"], "left_semi")
+    tables = {"events": (home.path("events"), None), "mat": (home.mat_path(view), version),
+              "terms": (home.path("terms"), None)}
+    removed = ""
     if table_log.is_delta(home.spark, repair_tables.removed_path(home, view)):
-        removed = home.spark.read.format("delta").load(repair_tables.removed_path(home, view)) \
-            .where(F.col("close") <= at).select("s", "p", "o", "ts")
-        items = items.join(removed, ["s", "p", "o", "ts"], "left_anti")
-    named = decode(items, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
-    terms = ("subject", "predicate", "object")
-    return named.where(decoding.visible(decoding.SPARK, terms)).select(
-        *terms, F.col("ts").alias(START), F.col("ts").alias(END))
+        tables["removed"] = (repair_tables.removed_path(home, view), None)
+        removed = ("NOT EXISTS (SELECT 1 FROM {removed} r WHERE r.s = e.s_id AND r.p = e.p_id "
+                   f"AND r.o = e.o_id AND r.ts = e.ts AND r.close <= {int(at)})")
+    joins = " ".join(f"LEFT JOIN {{terms}} {x} ON e.{x}_id = {x}.id" for x in "spo")
+    items = (f"(SELECT * FROM {{events}} WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
+             f"JOIN (SELECT DISTINCT s, p, o FROM {{mat}} WHERE origin > {int(opens)}) m "
+             "ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o")
+
+    def render(dialect: decoding.Dialect) -> str:
+        shown, hidden = decoding.hidden_test(dialect)
+        where = " AND ".join(filter(None, (removed, hidden)))
+        return (f"SELECT s.term AS subject, p.term AS predicate, o.term AS object, e.ts AS start_ms, "
+                f"e.ts AS end_ms{shown} FROM {items} {joins}" + (f" WHERE {where}" if where else ""))
+
+    return tables, render
 
 
 def _upto(events_seq: int | None) -> int:

@@ -8,7 +8,6 @@ in one commit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable
 
 import polars as pl
@@ -16,27 +15,11 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from reasonlake.engine.reason import budget, driver_rounds, ill_typed, spark_joins
+from reasonlake.engine.reason.fixpoint_result import FixpointResult
 from reasonlake.engine.reason.neighbourhood import FilesHere, SparkFacts
 from reasonlake.engine.reason.program_tables import CONSTANT, FROM_S, ProgramTables
 from reasonlake.engine.store.schemas import CHANGE_SCHEMA, EXPLICIT, KEY, VIOLATION_SCHEMA
 from reasonlake.spark import observed
-
-
-@dataclass
-class FixpointResult:
-    spark_changes: DataFrame | None  # None: the driver step's, made when asked for
-    rounds: int
-    local: driver_rounds.Step | None = None  # the step's facts in the driver, when it ran there
-    # a step on Spark: the values of the aggregates its caller asked for over the changes
-    # (``run_fixpoint``'s ``summary``), and the changes' size and what they hold when the
-    # program searches violations (None: not asked, or no change)
-    summary: dict | None = None
-    changed: tuple[int, spark_joins.Present] | None = None
-
-    @property
-    def changes(self) -> DataFrame:
-        """s, p, o, origin, rule, prev_origin (null when the fact is new)."""
-        return self.spark_changes if self.spark_changes is not None else self.local.changes
 
 
 def best_per_fact(candidates: DataFrame) -> DataFrame:

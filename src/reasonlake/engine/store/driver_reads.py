@@ -47,6 +47,27 @@ def answer(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
     return access.of(spark, first).answer(tables, sql, limit_bytes() if max_bytes is None else max_bytes)
 
 
+def rows(spark, tables: dict[str, tuple[str, int | None]], render, *, max_bytes: int | None = None) -> pa.Table:
+    """The rows of the SQL ``render(dialect)`` makes over ``tables`` (each named ``{name}``
+    in it; ``view_decoding``'s dialects), always answered as Arrow: by DataFusion in this
+    process where it may read them (a ``view_decoding.hidden_test`` applied after the
+    read), else by Spark, collected. For what the driver holds anyway."""
+    mode = access.of(spark, next(iter(tables.values()))[0])
+    names = {name: name for name in tables}
+    found = mode.query(tables, render(decoding.DATAFUSION).format(**names),
+                       limit_bytes() if max_bytes is None else max_bytes)
+    if found is not None:
+        return decoding.visible_rows(found) if decoding.VISIBLE[0] in found.column_names else found
+    return frame(spark, tables, render).toArrow()
+
+
+def frame(spark, tables: dict[str, tuple[str, int | None]], render):
+    """The SQL ``render(dialect)`` makes over ``tables`` (each named ``{name}`` in it) as a
+    Spark frame: planned, never collected, for reads that may outgrow the driver."""
+    mode = access.of(spark, next(iter(tables.values()))[0])
+    return mode.spark.sql(render(decoding.SPARK), **mode.frames(tables))
+
+
 def stream(spark, tables: dict[str, tuple[str, int | None]], render, columns: list[str]):
     """The rows (tuples of ``columns``) of the SQL ``render(dialect, names)`` makes over
     ``tables`` (``names``: how it must name each table): always answered, by DataFusion in

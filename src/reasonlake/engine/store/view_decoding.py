@@ -108,16 +108,22 @@ def select(dialect: Dialect, window, close: int, *, table: str, terms: str, colu
     without it take 2 s and 0.8 GB."""
     listed = columns if isinstance(columns, str) else ", ".join(columns)
     joins = " ".join(f"LEFT JOIN {terms} {x} ON m.{x} = {x}.id" for x in "spo")
-    extra = f" AND ({where})" if where else ""
-    if dialect is DATAFUSION:
-        listed += ", " + ", ".join(f"{t} AS {name}" for t, name in zip(TERMS, VISIBLE))
-        return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)}{extra}"
-                + (f" ORDER BY {order}" if order else ""))
-    return (f"SELECT {listed} FROM {table} m {joins} WHERE {in_window(window, close)} AND {visible(dialect)}{extra}"
-            + (f" ORDER BY {order}" if order else ""))
+    shown, hidden = hidden_test(dialect)
+    conditions = " AND ".join(filter(None, (in_window(window, close), hidden, f"({where})" if where else "")))
+    return f"SELECT {listed}{shown} FROM {table} m {joins} WHERE {conditions}" + (f" ORDER BY {order}" if order else "")
 
 
 VISIBLE = ("_visible_s", "_visible_p", "_visible_o")  # DataFusion's decoded terms, for ``visible_rows``
+
+
+def hidden_test(dialect: Dialect, terms: tuple[str, str, str] = TERMS) -> tuple[str, str]:
+    """How a read of decoded ``terms`` leaves out rows with an anonymous or undecoded term:
+    (columns added to its SELECT, a condition added to its WHERE). Spark tests them in the
+    WHERE; DataFusion selects them (``VISIBLE``) for ``visible_rows`` to test after the read
+    (``select`` says why)."""
+    if dialect is DATAFUSION:
+        return ", " + ", ".join(f"{t} AS {name}" for t, name in zip(terms, VISIBLE)), ""
+    return "", visible(dialect, terms)
 
 
 def visible_rows(found):

@@ -9,10 +9,11 @@ from reasonlake.engine.process import faults
 from reasonlake.engine.process.timing import step
 from reasonlake.engine.reason import resident
 from reasonlake.engine.reason.paned_facts import PanedFacts
-from reasonlake.engine.reason.spark_rounds import FixpointResult, find_violations
+from reasonlake.engine.reason.spark_rounds import find_violations
 from reasonlake.engine.steps import repair_step as rep
 from reasonlake.engine.steps.admit import Admission, admit, record_late
-from reasonlake.engine.steps.after_rounds import ChangeStats, change_stats, file_list_ahead, live_violations
+from reasonlake.engine.reason.fixpoint_result import ChangeStats, FixpointResult
+from reasonlake.engine.steps.after_rounds import file_list_ahead, live_violations
 from reasonlake.engine.steps.compiled import Compiled, seed
 from reasonlake.engine.store import catalog, repair_tables, state
 from reasonlake.engine.store import materialization as mat
@@ -71,7 +72,7 @@ class Close:
     def _reasoned(self, result: FixpointResult) -> None:
         self.result = result
         faults.reached("reason")
-        self.stats = change_stats(result)
+        self.stats = result.stats()
 
     def find_violations(self, base=None, base_rows: int | None = None) -> None:
         """Violations the close's changes take part in, recorded when there are any."""
@@ -80,8 +81,7 @@ class Close:
             self.found = find_violations(self.home.spark, base, result, tables,
                                          terms=lambda: self.home.table("terms"), base_rows=base_rows)
             # found in the driver, the search counted its rows: none, no commit (and no job to ask)
-            self.recorded = self.found is not None and not (
-                result.local is not None and result.local.violations_found == 0)
+            self.recorded = self.found is not None and not result.none_found()
         if self.recorded:
             with step("record violations"):
                 viol.record(self.home, self.decl.name, self.decl.window, self.found, self.close)
@@ -97,9 +97,7 @@ class Close:
     def _kept(self) -> PanedFacts | None:
         """The table's facts after this close, to keep in the driver for the next (None:
         they are not all here)."""
-        if self.result.local is None or self.result.local.partial or self.compiled.repair is not None:
-            return None
-        return PanedFacts.of(self.result.local.known, mat.pane_of("origin", self.decl.window))
+        return None if self.compiled.repair is not None else self.result.whole_table(self.decl.window)
 
     def record(self) -> state.Published:
         """The repair log, the registered queries' rows, the expectations, then the close's

@@ -8,7 +8,7 @@ from reasonlake.engine.process.timing import step
 from reasonlake.engine.reason import budget
 from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.spark_rounds import run_resident
-from reasonlake.engine.steps.after_rounds import renewed_panes, replace_panes
+from reasonlake.engine.steps.after_rounds import replace_panes
 from reasonlake.engine.store import file_list
 from reasonlake.engine.store import materialization as mat
 
@@ -57,7 +57,7 @@ class DriverClose(Close):
         if self.stats.n and not replaced:
             with step("publish"):
                 mat.publish(home, decl.name, decl.window, self.result.changes,
-                            old_panes=renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+                            old_panes=self.result.renewed_panes(decl.window) if self.stats.renewed else [])
         self._published()
 
     def _kept(self) -> PanedFacts:

@@ -10,7 +10,8 @@ from reasonlake.engine.reason import budget
 from reasonlake.engine.reason.paned_facts import PanedFacts
 from reasonlake.engine.reason.spark_rounds import BROADCAST_ROWS, run_fixpoint
 from reasonlake.engine.steps import repair_step as rep
-from reasonlake.engine.steps.after_rounds import change_summary, renewed_panes, replace_panes
+from reasonlake.engine.reason.fixpoint_result import change_summary
+from reasonlake.engine.steps.after_rounds import replace_panes
 from reasonlake.engine.store import facts_here, file_list, repair_tables, view_decoding
 from reasonlake.engine.store import materialization as mat
 from reasonlake.engine.store.arrow_bridge import from_spark
@@ -137,12 +138,6 @@ class SparkClose(Close):
                                   seed_rows=admission.rows.drop("n") if only_admitted else None,
                                   # a repair view's rounds stay with its repair, on Spark
                                   fetching=self.compiled.repair is None, here=self.here)
-            if result.local is not None:
-                # rounds run in the driver: the panes they touch, from its rows, as the
-                # rounds on Spark observe them (``change_summary``)
-                new = result.local.changed.select(mat.pane_of("origin", self.decl.window).unique())
-                result.summary = {"new_panes": new.to_series().to_list(),
-                                  "old_panes": renewed_panes(result, self.decl.window)}
             self._reasoned(result)
         return self
 
@@ -155,7 +150,7 @@ class SparkClose(Close):
         return self.admission.distinct if only_items and not background else None
 
     def find_violations(self) -> None:
-        super().find_violations(None if self.result.local is not None else self._spark_base(), self.base_rows)
+        super().find_violations(None if self.result.in_driver else self._spark_base(), self.base_rows)
 
     def publish(self) -> None:
         home, decl, repaired = self.home, self.decl, self.repaired
@@ -173,7 +168,7 @@ class SparkClose(Close):
                     mat.drop_expired(home, decl.name, self.close)
                 if self.stats.n:
                     mat.publish(home, decl.name, decl.window, self.result.changes,
-                                old_panes=renewed_panes(self.result, decl.window) if self.stats.renewed else [])
+                                old_panes=self.result.renewed_panes(decl.window) if self.stats.renewed else [])
         self._published()
 
     def _rewritten_by_driver(self, touched: list[int]) -> bool:
@@ -185,11 +180,11 @@ class SparkClose(Close):
         collected through Spark: one job) and the changes applied to them. False (nothing
         written) elsewhere, or past the driver's room."""
         local, decl = self.result.local, self.decl
-        if local is None or not self.home.access.replaces_in_driver(self.mat_path):
+        if not self.result.in_driver or not self.home.access.replaces_in_driver(self.mat_path):
             return False
         pane_of = lambda origin: mat.pane_of(origin, decl.window)  # noqa: E731
-        if not local.partial:  # every fact of the table after this close, kept for the next (``_kept``)
-            self.after = PanedFacts.of(local.known, pane_of("origin"))
+        self.after = self.result.whole_table(decl.window)  # kept for the next close (``_kept``)
+        if self.after is not None:
             return replace_panes(self.home, decl, self.after, set(touched), self.close if self.dropping else None)
         room = max(budget.neighbourhood_rows() - local.changed.height, 0)
         # read here, the table as the rounds read it (a collect through Spark took 2.9 s of a
@@ -213,8 +208,11 @@ class SparkClose(Close):
         beats a MERGE (their rows, estimated as the table's share, within
         ``mat.REPLACE_ROWS``); else None, and None without a change (an expiry alone is a
         DELETE: no write). Known from the rounds' summary, no job."""
-        summary, window = self.result.summary or {}, self.decl.window
-        if not self.stats.n or self.repaired is not None or self.base_rows is None or "new_panes" not in summary:
+        window = self.decl.window
+        if not self.stats.n or self.repaired is not None or self.base_rows is None:
+            return None
+        summary = self.result.panes(window)
+        if summary is None:
             return None
         panes = sorted({*summary["new_panes"], *(summary.get("old_panes") or [])})
         live = 1 if window.landmark else max(1, -(-window.width // window.slide))  # panes its facts spread over
