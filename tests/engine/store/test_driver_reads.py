@@ -56,9 +56,9 @@ def test_export_and_sql_rows_read_in_the_driver_equal_spark_at_every_close(cli, 
         assert driver_reads.view_rows(home, "d", None, close, "1 AS one") is not None, \
             "the driver did not read the view's table"
         in_driver = list(read.ntriples(home, "d"))
-        frame = read.view_in_driver(home, "d", record)
-        assert frame is not None
+        frame = read.view_frame(home, "d", record)
         monkeypatch.setenv("REASONLAKE_SMALL_TABLES", "0")  # the same through Spark
+        _same_rows(read.view_frame(home, "d", record), frame)
         assert driver_reads.view_rows(home, "d", None, close, "1 AS one") is None
         through_spark = list(read.ntriples(home, "d"))
         assert in_driver == through_spark, f"close {close}"

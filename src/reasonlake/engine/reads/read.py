@@ -127,15 +127,19 @@ def ntriples(home: Home, view: str, close: int | None = None, version: int | Non
                                         f"{decoding.line()} AS line", order="line")
 
 
-def view_in_driver(home: Home, view: str, record: state.Published) -> DataFrame | None:
-    """What `reasonlake sql` names ``view`` (``catalog.view_sql``'s rows) read by delta-rs
-    in this process and handed to Spark as a local relation; None: read through Spark."""
+def view_frame(home: Home, view: str, record: state.Published) -> DataFrame:
+    """What `reasonlake sql` names ``view`` (``catalog.view_sql``'s rows) as a Spark frame:
+    read by delta-rs in this process and handed to Spark as a local relation where the home
+    allows it, else Spark's plan of the same description (``driver_reads.frame``)."""
     window = home.view(view).window
-    found = driver_reads.view_rows(home, view, version_read(home, view, record, True), record.close,
-                              decoding.reader_columns(decoding.DATAFUSION, window))
-    if found is None:
-        return None
-    return home.spark.createDataFrame(pa.table(decoding.reader_arrow(found)), _view_columns())
+    tables = {"mat": (home.mat_path(view), version_read(home, view, record, True)), "terms": (home.path("terms"), None)}
+
+    def render(dialect: decoding.Dialect) -> str:
+        return decoding.select(dialect, window, record.close, table="{mat}", terms="{terms}",
+                               columns=decoding.reader_columns(dialect, window))
+
+    return driver_reads.frame(home.spark, tables, render,
+                              here=(lambda rows: pa.table(decoding.reader_arrow(rows)), _view_columns()))
 
 
 def _view_columns():
@@ -181,8 +185,8 @@ def register_sql_views(home: Home, query: str | None = None) -> list[str]:
                 continue
             # a one-shot query reads the views it names here; registering every view (a
             # session's `Lakehouse.sql`, a list of names after a mistake) stays lazy in Spark
-            frame = view_in_driver(home, name, history[-1]) if table == name and words is not None else None
-            (home.spark.sql(sql) if frame is None else frame).createOrReplaceTempView(table)
+            one_shot = table == name and words is not None
+            (view_frame(home, name, history[-1]) if one_shot else home.spark.sql(sql)).createOrReplaceTempView(table)
             registered.append(table)
     for name, decl in rspql_registry.registered(home).items():  # RSP-QL queries' answers
         sql = rspql_registry.answers_sql(home, decl) if wanted(name) else None

@@ -61,10 +61,19 @@ def rows(spark, tables: dict[str, tuple[str, int | None]], render, *, max_bytes:
     return frame(spark, tables, render).toArrow()
 
 
-def frame(spark, tables: dict[str, tuple[str, int | None]], render):
+def frame(spark, tables: dict[str, tuple[str, int | None]], render, *, here=None):
     """The SQL ``render(dialect)`` makes over ``tables`` (each named ``{name}`` in it) as a
-    Spark frame: planned, never collected, for reads that may outgrow the driver."""
+    Spark frame: planned, never collected, for reads that may outgrow the driver. ``here``
+    (a function from DataFusion's rows to Arrow in Spark's types, and the Spark schema):
+    read in this process where the access mode may, within ``limit_bytes``, and handed to
+    Spark as a local relation, for a one-shot question that need not wait for Spark's reads."""
     mode = access.of(spark, next(iter(tables.values()))[0])
+    if here is not None:
+        found = mode.query(tables, render(decoding.DATAFUSION).format(**{name: name for name in tables}),
+                           limit_bytes())
+        if found is not None:
+            typed, schema = here
+            return mode.spark.createDataFrame(typed(decoding.visible_rows(found)), schema)
     return mode.spark.sql(render(decoding.SPARK), **mode.frames(tables))
 
 
