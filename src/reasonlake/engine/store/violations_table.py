@@ -99,15 +99,13 @@ def live(home: Home, view: str, close: int, at_version: int | None = None) -> Da
 def count_live(home: Home, view: str, close: int, at_version: int | None = None) -> int:
     """How many violations are live at ``close`` (read at ``at_version``, as ``live``): counted
     by delta-rs in this process where the home allows (a Spark count is a job, about a second
-    a close)."""
+    a close), else by Spark (``driver_reads.answer``)."""
     # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
-    counted = driver_reads.query(home.spark, {"v": (path(home, view), at_version)}, (
-        f"SELECT count(*) AS n FROM v WHERE {live_at(close)}"))
-    if counted is not None:
-        return counted.column("n")[0].as_py()
-    return live(home, view, close, at_version).count()
+    counted = driver_reads.answer(home.spark, {"v": (path(home, view), at_version)},
+                                  f"SELECT count(*) AS n FROM {{v}} WHERE {live_at(close)}")
+    return counted.column("n")[0].as_py()
 
 
 def decoded_sql(home: Home, view: str, close: int, at_version: int | None = None) -> str:
