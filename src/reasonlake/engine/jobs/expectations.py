@@ -180,14 +180,13 @@ def _joined(home: Home, decl: ViewDecl, close: int, version: int, events_seq: in
 
     def render(dialect: view_decoding.Dialect) -> str:
         return (
-            "SELECT m.s, m.p, m.o, ts.term AS subject, tp.term AS predicate, tob.term AS object, m.origin, m.rule, "
+            "SELECT m.s, m.p, m.o, t_s.term AS subject, t_p.term AS predicate, t_o.term AS object, m.origin, m.rule, "
             f"m.exp_pane, {view_decoding.expiration_pane(window, 'm.origin')} AS expected_pane, "
-            f"CASE WHEN {dialect.starts_with}(ts.term, '\"') THEN ts.term END AS literal_subject, "
+            f"CASE WHEN {dialect.starts_with}(t_s.term, '\"') THEN t_s.term END AS literal_subject, "
             f"CASE WHEN m.rule = 'explicit' AND m.origin < {NEVER} AND i.s_id IS NULL THEN concat_ws(' ', "
             "CAST(m.s AS STRING), CAST(m.p AS STRING), CAST(m.o AS STRING), CAST(m.origin AS STRING)) "
             "END AS explicit_not_an_item "
-            "FROM {mat} m LEFT JOIN {terms} ts ON ts.id = m.s LEFT JOIN {terms} tp ON tp.id = m.p "
-            "LEFT JOIN {terms} tob ON tob.id = m.o "
+            f"FROM {{mat}} m {view_decoding.term_joins('{terms}', alias='t_')} "
             "LEFT JOIN (SELECT DISTINCT s_id, p_id, o_id, ts FROM {events} "
             f"WHERE stream = {stream_literal(decl.stream)} AND ts > {int(window.opens(close))} "
             f"AND ts <= {int(close)} AND ingest_seq <= {int(events_seq)}) i "

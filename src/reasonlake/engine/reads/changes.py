@@ -114,7 +114,7 @@ def _sql(dialect, window, spans: list[Span], after: int, upto: int, tables: list
     inside = lambda c: f"{c} > {after} AND {c} <= {upto}"  # noqa: E731
     moves = (f"SELECT start_ms AS at_ms, '+' AS op, s, p, o, rule FROM stretches WHERE {inside('start_ms')} UNION ALL "
              f"SELECT end_ms AS at_ms, '-' AS op, s, p, o, rule FROM stretches WHERE {inside('end_ms')}")
-    joins = " ".join(f"LEFT JOIN {terms} t{x} ON c.{x} = t{x}.id" for x in "spo")
+    joins = decoding.term_joins(terms, "c.{}", alias="t")
     named = tuple(f"t{x}.term" for x in "spo")
     return (f"WITH stretches AS ({stretches}) "
             f"SELECT c.at_ms, c.op, {', '.join(decoding.term_columns(named))}, c.rule <> 'explicit' AS inferred "

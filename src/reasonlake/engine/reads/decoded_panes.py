@@ -29,8 +29,8 @@ from typing import Callable
 
 import polars as pl
 
-from reasonlake.compile.tbox import ANONYMOUS_PREFIX
 from reasonlake.engine.reason.paned_facts import PanedFacts
+from reasonlake.engine.store import view_decoding as decoding
 
 COLUMNS = ["subject", "predicate", "object"]
 IDS = ["s", "p", "o"]  # kept beside the text: a registered query joins on them (``query.incremental``)
@@ -112,13 +112,13 @@ class DecodedPanes:
 
 
 def _decoded(frame: pl.DataFrame, terms: pl.DataFrame) -> pl.DataFrame:
-    """A pane's facts as text beside their ids, ``terms`` holding theirs. Inner joins: a
-    term missing from the dictionary drops the row, as the table's readers do."""
-    decoded = frame.lazy().select(IDS)
-    for column, name in zip(IDS, COLUMNS):
-        decoded = decoded.join(terms.lazy().rename({"id": column, "term": name}), on=column, how="inner")
-    hidden = pl.any_horizontal(pl.col(c).str.starts_with(f"<{ANONYMOUS_PREFIX}") for c in COLUMNS)
-    return decoded.filter(~hidden).select(*IDS, *COLUMNS).collect()
+    """A pane's facts as text beside their ids, ``terms`` holding theirs: the joins and the
+    hidden-term test every reader of the table renders (``view_decoding``), in Polars' SQL;
+    a term missing from the dictionary drops the row, as the table's readers do."""
+    named = ", ".join(f"{x}.term AS {name}" for x, name in zip(IDS, COLUMNS))
+    text = (f"SELECT m.s, m.p, m.o, {named} FROM facts m {decoding.term_joins('terms')} "
+            f"WHERE {decoding.visible(decoding.POLARS)}")
+    return pl.SQLContext(facts=frame.select(IDS), terms=terms).execute(text, eager=True)
 
 
 def _concat(parts: list[pl.DataFrame]) -> pl.DataFrame:

@@ -245,7 +245,7 @@ def _occurrences(home: Home, view: str, version: int | None, at: int, events_seq
         tables["removed"] = (repair_tables.removed_path(home, view), None)
         removed = ("NOT EXISTS (SELECT 1 FROM {removed} r WHERE r.s = e.s_id AND r.p = e.p_id "
                    f"AND r.o = e.o_id AND r.ts = e.ts AND r.close <= {int(at)})")
-    joins = " ".join(f"LEFT JOIN {{terms}} {x} ON e.{x}_id = {x}.id" for x in "spo")
+    joins = decoding.term_joins("{terms}", "e.{}_id")
     items = (f"(SELECT * FROM {{events}} WHERE {in_panes(decl.stream, _upto(events_seq), opens, at)}) e "
              f"JOIN (SELECT DISTINCT s, p, o FROM {{mat}} WHERE origin > {int(opens)}) m "
              "ON e.s_id = m.s AND e.p_id = m.p AND e.o_id = m.o")

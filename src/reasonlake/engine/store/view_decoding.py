@@ -37,6 +37,15 @@ class Dialect:
 
 SPARK = Dialect("startswith", timestamps=True)
 DATAFUSION = Dialect("starts_with", timestamps=False)
+POLARS = Dialect("starts_with", timestamps=False)  # Polars' SQL, over frames the driver holds
+
+
+def term_joins(terms: str, ids: str = "m.{}", alias: str = "") -> str:
+    """The left joins that decode an id triple through the dictionary ``terms``, aliased
+    ``alias`` + s, p, o; ``ids``: the id column of each position, ``{}`` standing for s, p
+    or o. A term missing from the dictionary leaves its text null, which the hidden-term
+    test (``visible``) drops in every dialect alike."""
+    return " ".join(f"LEFT JOIN {terms} {alias}{x} ON {ids.format(x)} = {alias}{x}.id" for x in "spo")
 
 
 def visible(dialect: Dialect, terms: tuple[str, str, str] = TERMS) -> str:
@@ -86,7 +95,7 @@ def named_triple(alias: str, item: str, terms: str) -> tuple[str, str]:
     """(the N-Triples line of the id triple ``item`` (a struct of s, p, o), the left joins
     through ``terms`` that decode it, aliased ``alias`` + s/p/o): how the violations and the
     repair log name the triples they hold."""
-    joins = " ".join(f"LEFT JOIN {terms} {alias}{x} ON {item}.{x} = {alias}{x}.id" for x in "spo")
+    joins = term_joins(terms, item + ".{}", alias)
     return line(tuple(f"{alias}{x}.term" for x in "spo")), joins
 
 
@@ -107,7 +116,7 @@ def select(dialect: Dialect, window, close: int, *, table: str, terms: str, colu
     a dozen predicates) and a read of a 3.1M-fact view grew past 12 GB, where the same joins
     without it take 2 s and 0.8 GB."""
     listed = columns if isinstance(columns, str) else ", ".join(columns)
-    joins = " ".join(f"LEFT JOIN {terms} {x} ON m.{x} = {x}.id" for x in "spo")
+    joins = term_joins(terms)
     shown, hidden = hidden_test(dialect)
     conditions = " AND ".join(filter(None, (in_window(window, close), hidden, f"({where})" if where else "")))
     return f"SELECT {listed}{shown} FROM {table} m {joins} WHERE {conditions}" + (f" ORDER BY {order}" if order else "")
