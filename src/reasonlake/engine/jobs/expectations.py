@@ -160,8 +160,7 @@ def _joined_in_driver(home: Home, decl: ViewDecl, close: int, version: int, even
     # imported when called: it loads pyarrow
     from reasonlake.engine.store import driver_reads
 
-    tables, render = _joined(home, decl, close, version, events_seq)
-    found = driver_reads.query(home.spark, tables, render(view_decoding.DATAFUSION).format(**{t: t for t in tables}))
+    found = driver_reads.here(home.spark, *_joined(home, decl, close, version, events_seq))
     return None if found is None else pl.from_arrow(found)
 
 

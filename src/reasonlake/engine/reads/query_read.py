@@ -37,6 +37,7 @@ from reasonlake.query import bound as query_bound
 from reasonlake.query.solutions import END, START
 
 COLUMNS = ["subject", "predicate", "object"]
+_TIMES = {"start_ms": START, "end_ms": END}  # an occurrence's times, named in SQL both dialects read, renamed after
 # Spark's settings while it answers a query: the session's (``session._EMBEDDED_CONF``) merge
 # a shuffle's partitions up to a target size, which left a join of the IMaRS window's
 # millions of matches on one task of the two cores (decision 0055)
@@ -226,9 +227,6 @@ def occurrences(home: Home, view: str, version: int | None, at: int, events_seq:
     END (the item's time), as a Spark frame (``driver_reads.frame``: never collected)."""
     tables, render = _occurrences(home, view, version, at, events_seq)
     return driver_reads.frame(home.spark, tables, render).withColumnsRenamed(_TIMES)
-
-
-_TIMES = {"start_ms": START, "end_ms": END}  # named in SQL both dialects read, renamed after
 
 
 def _occurrences(home: Home, view: str, version: int | None, at: int, events_seq: int | None):

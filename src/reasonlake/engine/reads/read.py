@@ -139,7 +139,7 @@ def view_frame(home: Home, view: str, record: state.Published) -> DataFrame:
                                columns=decoding.reader_columns(dialect, window))
 
     return driver_reads.frame(home.spark, tables, render,
-                              here=(lambda rows: pa.table(decoding.reader_arrow(rows)), _view_columns()))
+                              local=(lambda rows: pa.table(decoding.reader_arrow(rows)), _view_columns()))
 
 
 def _view_columns():

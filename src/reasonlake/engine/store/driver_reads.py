@@ -47,33 +47,36 @@ def answer(spark, tables: dict[str, tuple[str, int | None]], sql: str, *,
     return access.of(spark, first).answer(tables, sql, limit_bytes() if max_bytes is None else max_bytes)
 
 
-def rows(spark, tables: dict[str, tuple[str, int | None]], render, *, max_bytes: int | None = None) -> pa.Table:
+def here(spark, tables: dict[str, tuple[str, int | None]], render, *, max_bytes: int | None = None) -> pa.Table | None:
     """The rows of the SQL ``render(dialect)`` makes over ``tables`` (each named ``{name}``
-    in it; ``view_decoding``'s dialects), always answered as Arrow: by DataFusion in this
-    process where it may read them (a ``view_decoding.hidden_test`` applied after the
-    read), else by Spark, collected. For what the driver holds anyway."""
-    mode = access.of(spark, next(iter(tables.values()))[0])
-    names = {name: name for name in tables}
-    found = mode.query(tables, render(decoding.DATAFUSION).format(**names),
-                       limit_bytes() if max_bytes is None else max_bytes)
-    if found is not None:
-        return decoding.visible_rows(found) if decoding.VISIBLE[0] in found.column_names else found
-    return frame(spark, tables, render).toArrow()
+    in it; ``view_decoding``'s dialects) read by DataFusion in this process, the hidden-term
+    test it selected (``view_decoding.hidden_test``) applied; None where the access mode
+    does not read them here, or past ``max_bytes`` (``limit_bytes()`` unless given)."""
+    found = query(spark, tables, render(decoding.DATAFUSION).format(**{name: name for name in tables}),
+                  max_bytes=max_bytes)
+    if found is None or decoding.VISIBLE[0] not in found.column_names:
+        return found
+    return decoding.visible_rows(found)
 
 
-def frame(spark, tables: dict[str, tuple[str, int | None]], render, *, here=None):
+def rows(spark, tables: dict[str, tuple[str, int | None]], render) -> pa.Table:
+    """``here``'s rows, always answered as Arrow: read here where the access mode may, else
+    by Spark, collected. For what the driver holds anyway."""
+    found = here(spark, tables, render)
+    return found if found is not None else frame(spark, tables, render).toArrow()
+
+
+def frame(spark, tables: dict[str, tuple[str, int | None]], render, *, local=None):
     """The SQL ``render(dialect)`` makes over ``tables`` (each named ``{name}`` in it) as a
-    Spark frame: planned, never collected, for reads that may outgrow the driver. ``here``
+    Spark frame: planned, never collected, for reads that may outgrow the driver. ``local``
     (a function from DataFusion's rows to Arrow in Spark's types, and the Spark schema):
     read in this process where the access mode may, within ``limit_bytes``, and handed to
     Spark as a local relation, for a one-shot question that need not wait for Spark's reads."""
     mode = access.of(spark, next(iter(tables.values()))[0])
-    if here is not None:
-        found = mode.query(tables, render(decoding.DATAFUSION).format(**{name: name for name in tables}),
-                           limit_bytes())
-        if found is not None:
-            typed, schema = here
-            return mode.spark.createDataFrame(typed(decoding.visible_rows(found)), schema)
+    found = None if local is None else here(spark, tables, render)
+    if found is not None:
+        typed, schema = local
+        return mode.spark.createDataFrame(typed(found), schema)
     return mode.spark.sql(render(decoding.SPARK), **mode.frames(tables))
 
 
@@ -122,7 +125,7 @@ def view_rows(home, view: str, version: int | None, at: int, columns: list[str] 
     close ``at`` in its table's ``version`` (None: the latest), decoded through the term
     dictionary, as Arrow (``where``: a condition on the table, aliased ``m``); None where
     Spark must read them."""
-    sql = decoding.select(decoding.DATAFUSION, home.view(view).window, at, table="mat", terms="terms",
-                          columns=columns, order=order, where=where)
-    found = query(home.spark, {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}, sql)
-    return None if found is None else decoding.visible_rows(found)
+    window = home.view(view).window
+    tables = {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}
+    return here(home.spark, tables, lambda dialect: decoding.select(
+        dialect, window, at, table="{mat}", terms="{terms}", columns=columns, order=order, where=where))
