@@ -496,17 +496,25 @@ MUTANTS: tuple[Mutant, ...] = (
            (MINIMAL_SPANS,), (INTERVALS,)),
     Mutant("intervals-chain-ends-at-the-first-link", "events: derived intervals",
            "src/reasonlake/engine/reason/derived_events.py",
-           'pl.min_horizontal(S, "$s2").alias(S), pl.max_horizontal(E, "$e2").alias(E)))',
-           'pl.min_horizontal(S, "$s2").alias(S), pl.col(E)))',
+           'pl.min_horizontal(pl.col(S), s2).alias(S), pl.max_horizontal(pl.col(E), e2).alias(E))]',
+           'pl.min_horizontal(pl.col(S), s2).alias(S), pl.col(E))]',
            "a transitive property's derived link ends with the link in the delta, not the later "
            "of the two: the issue's 'derived occurrence with the wrong end'",
            (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
     Mutant("intervals-chain-partner-after-only", "events: derived intervals",
            "src/reasonlake/engine/reason/derived_events.py",
-           'for strategy in ("backward", "forward"):', 'for strategy in ("forward",):',
+           'pl.int_ranges(first, last + 1, dtype=pl.UInt32)', 'pl.int_ranges(last, last + 1, dtype=pl.UInt32)',
            "a transitive link is joined only with the other link's intervals starting after its "
            "own start: the spans that start with the other link are missed",
            (MINIMAL_SPANS, INTERVALS), QUERY_SUBSET),
+    Mutant("intervals-chain-partner-latest-before-only", "events: derived intervals",
+           "src/reasonlake/engine/reason/derived_events.py",
+           'pl.min_horizontal(pl.coalesce("$by_e", "$first"), latest))', 'latest)',
+           "a transitive link is joined, of the other link's intervals starting before its own, "
+           "only with the latest: a shorter span through an earlier one that ends sooner is "
+           "missed (a derived occurrence with the wrong end)",
+           (f"{INTERVALS}::test_a_transitive_link_joins_each_interval_of_the_other_link_that_can_give_a_minimal_one",
+            INTERVALS), QUERY_SUBSET),
     Mutant("intervals-containing-another-kept", "events: derived intervals",
            "src/reasonlake/engine/reason/derived_events.py",
            "return ordered.filter(sooner.is_null() | (pl.col(E) < sooner))",

@@ -227,3 +227,31 @@ def test_the_patterns_an_event_query_reads_include_those_of_its_exists():
     follows, person = f"<{EX}follows>", f"<{EX}Person>"
     found = read_patterns(parse.algebra(text).algebra)
     assert timed and (("c",), follows, ("d",)) in found and (("c",), RDF.type.n3(), person) in found, found
+
+
+def test_a_transitive_link_joins_each_interval_of_the_other_link_that_can_give_a_minimal_one():
+    """(a follows b) comes a round late (from its inverse) at 10, while (b follows c) holds
+    over [1, 1] and, through x, over [5, 20]: (a follows c) occurs over [1, 10] and over
+    [5, 20], neither inside the other; the link starting latest before 10 gives only the
+    second (the seed 739340289's close 6000)."""
+    import polars as pl
+
+    from reasonlake.compile.program import compile_program
+    from reasonlake.engine.reason.derived_events import with_intervals
+    from reasonlake.engine.reason.program_tables import encode_program
+    from reasonlake.query.solutions import END, START
+
+    graph = Graph().parse(data=TBOX, format="turtle")
+    program = compile_program(frozenset(tuple(t.n3() for t in triple) for triple in graph), "rdfs-plus")
+    a, b, c, x = (URIRef(EX + n) for n in "abcx")
+    follows, followed_by = URIRef(EX + "follows"), URIRef(EX + "followedBy")
+    window = [((b, follows, c), 1), ((b, follows, x), 5), ((b, followed_by, a), 10), ((x, follows, c), 20)]
+    frame = pl.DataFrame([(*(t.n3() for t in triple), ts, ts) for triple, ts in window],
+                         schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
+                                 START: pl.Int64, END: pl.Int64}, orient="row")
+    found = with_intervals(frame, encode_program(None, program), program.terms())
+    spans = sorted(found.filter((pl.col("subject") == a.n3()) & (pl.col("predicate") == follows.n3())
+                                & (pl.col("object") == c.n3())).select(START, END).iter_rows())
+    expected = sorted((start, end) for fact, start, end in minimal_intervals(window, Tbox(graph))
+                      if fact == (a, follows, c))
+    assert spans == expected == [(1, 10), (5, 20)], (spans, expected)

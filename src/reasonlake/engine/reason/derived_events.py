@@ -22,7 +22,7 @@ such that the window's items within [s, e] entail the fact and those within no s
 interval inside it do; an item is its own, at its time. The same rules run over origins
 that hold an interval (``_hull`` combines a derivation's premises), each round keeping per
 fact the intervals that hold no other; a transitive property is joined apart (``_chained``)
-with the two intervals of the other link that can give a minimal one (decision 0074,
+with the intervals of the other link that can give a minimal one (decision 0074,
 "Derived intervals").
 """
 from __future__ import annotations
@@ -208,33 +208,44 @@ def _without_transitive(program):
 
 def _chained(delta: pl.DataFrame, known: pl.DataFrame, program) -> list[pl.DataFrame]:
     """prp-trp (and eq-trans) over intervals: (a p b) and (b p c) give (a p c), with a
-    premise in Δ. The rule engine's join pairs an interval with every interval of the other
-    premise's fact; two of them suffice. The other fact's intervals form a chain (ends grow
-    with starts): of those starting before the interval's start, the latest gives the
-    shortest hull, and of those starting at or after it, the first; every other hull holds
-    one of these two."""
+    premise in Δ. The rule engine's join would pair an interval [s, e] with every interval of
+    the other link's fact; few can give a minimal hull. That fact's intervals form a chain
+    (ends grow with starts): of those starting at or after s, the first (each later one ends
+    later); of those starting at or before s, the latest ending by e (the hull ends at e, and
+    the earlier ones' hulls hold it) and every later one (hulls [s2, e2], none inside
+    another). These are one run of the chain, from the latest ending by e to the first
+    starting after s: two as-of joins find its ends, and the pairs grow with the hulls."""
     transitive = program.transitive.select("p")
     d = delta.join(transitive, on="p", how="semi")
     if d.height == 0:
         return []
-    mine = known.join(transitive, on="p", how="semi")
-    facts = mine.select(KEY).unique()
-    partners = mine.select(pl.col("s").alias("$ps"), "p", pl.col("o").alias("$po"), pl.col(S).alias("$s2"),
-                           pl.col(E).alias("$e2")).sort("$s2")
+    group = ["$ps", "p", "$po"]  # the other link's fact
+    chains = known.join(transitive, on="p", how="semi").select(
+        pl.col("s").alias("$ps"), "p", pl.col("o").alias("$po"), pl.col(S).alias("$s2"), pl.col(E).alias("$e2")
+    ).sort([*group, "$s2"]).with_row_index("$i").with_columns(pl.col("$i").min().over(group).alias("$first"))
+    ends = chains.group_by(group).agg(pl.col("$first").first(), pl.col("$i").max().alias("$last"))
     # Δ then known: (a p b) in Δ, (b p c) known; known then Δ: (a p b) known, (b p c) in Δ
-    after = d.join(facts, left_on=["p", "o"], right_on=["p", "s"], suffix="_r").select(
-        "s", "p", pl.col("o_r").alias("o"), pl.col("o").alias("$ps"), pl.col("o_r").alias("$po"), S, E)
-    before = d.join(facts, left_on=["p", "s"], right_on=["p", "o"], suffix="_r").select(
-        pl.col("s_r").alias("s"), "p", "o", pl.col("s_r").alias("$ps"), pl.col("s").alias("$po"), S, E)
+    after = d.join(ends.rename({"$ps": "o", "$po": "$c"}), on=["p", "o"]).select(
+        "s", "p", pl.col("$c").alias("o"), S, E, "$first", "$last")
+    before = d.join(ends.rename({"$ps": "$a", "$po": "s"}), on=["p", "s"]).select(
+        pl.col("$a").alias("s"), "p", "o", S, E, "$first", "$last")
     pairs = pl.concat([after, before]).filter(~((pl.col("p") == program.same_as_id) & (pl.col("s") == pl.col("o"))))
-    pairs = pairs.sort(S)
-    found = []
-    for strategy in ("backward", "forward"):
-        joined = pairs.join_asof(partners, left_on=S, right_on="$s2", by=["$ps", "p", "$po"], strategy=strategy,
-                                 check_sortedness=False)  # sorted above, by start within every group
-        found.append(joined.filter(pl.col("$s2").is_not_null()).select(
-            *KEY, pl.min_horizontal(S, "$s2").alias(S), pl.max_horizontal(E, "$e2").alias(E)))
-    return found
+    # the chain's position of the latest starting by s, and (in the pairs' order) of the latest ending by e;
+    # a chain's first position names it (both sides sorted on their key: so within every chain)
+    pairs = pairs.sort(S).with_row_index("$pair").join_asof(
+        chains.select("$first", "$s2", pl.col("$i").alias("$by_s")), left_on=S, right_on="$s2", by="$first",
+        strategy="backward", check_sortedness=False)
+    by_e = pairs.select("$pair", E, "$first").sort(E).join_asof(
+        chains.select("$first", "$e2", pl.col("$i").alias("$by_e")).sort("$e2"), left_on=E, right_on="$e2",
+        by="$first", strategy="backward", check_sortedness=False).sort("$pair").get_column("$by_e")
+    latest = pl.col("$by_s")
+    last = pl.when(latest.is_null()).then("$first").otherwise(pl.min_horizontal(latest + 1, "$last"))
+    first = pl.when(latest.is_null()).then("$first").otherwise(
+        pl.min_horizontal(pl.coalesce("$by_e", "$first"), latest))
+    runs = pairs.with_columns(by_e).select(
+        *KEY, S, E, pl.int_ranges(first, last + 1, dtype=pl.UInt32).alias("$i")).explode("$i")
+    s2, e2 = (chains.get_column(c).gather(runs.get_column("$i")) for c in ("$s2", "$e2"))
+    return [runs.select(*KEY, pl.min_horizontal(pl.col(S), s2).alias(S), pl.max_horizontal(pl.col(E), e2).alias(E))]
 
 
 def _split(facts: pl.DataFrame) -> pl.DataFrame:
