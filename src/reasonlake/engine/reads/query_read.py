@@ -179,12 +179,13 @@ def _read(home: Home, view: str, version: int | None, at: int, events_seq: int |
     if panes is not None:
         frame, decoded = panes
         return ViewTriples(frame, occurrences=timed, decoded=decoded, rules=rules)
-    found = driver_reads.view_rows(home, view, version, at, decoding.term_columns())
-    if found is not None:
+    tables, render = driver_reads.view_read(home, view, version, at, decoding.term_columns())
+    found = driver_reads.here(home.spark, tables, render)
+    if found is not None:  # the driver's dialect answers the queries
         frame = pl.from_arrow(found)
         return ViewTriples(frame.select(pl.col(c).cast(pl.String) for c in COLUMNS).unique(), occurrences=timed,
                            rules=rules)
-    decoded = read.decode_facts(home, view, read.facts_of_version(home, view, version, at)).select(*COLUMNS)
+    decoded = driver_reads.frame(home.spark, tables, render)  # the same read, planned on Spark
     # read by every triple pattern of every query at this close: decoded once, on the executors,
     # and spread over as many partitions as a shuffle makes (the set's own shuffle, its
     # partitions merged by size, left 3.1M facts in one: every pattern's scan on one core)

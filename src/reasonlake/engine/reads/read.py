@@ -9,7 +9,6 @@ from pyspark.sql.types import BooleanType, StringType, StructField, StructType, 
 
 from reasonlake.engine.store import catalog, driver_reads, retention, rspql_registry, state
 from reasonlake.engine.store import view_decoding as decoding
-from reasonlake.engine.store.dictionary import decode
 from reasonlake.engine.store.home import Home
 from reasonlake.errors import CloseError
 from reasonlake.plan.durations import format_time
@@ -99,14 +98,12 @@ def facts_of_version(home: Home, view: str, version: int | None, at: int) -> Dat
 
 
 def decoded(home: Home, view: str, close: int | None = None, version: int | None = None) -> DataFrame:
-    """subject, predicate, object (N-Triples), origin, expires (timestamps), inferred."""
-    return decode_facts(home, view, facts(home, view, close, version))
-
-
-def decode_facts(home: Home, view: str, ids: DataFrame) -> DataFrame:
-    """``decoded``'s columns for id rows (s, p, o, origin, rule) of the view."""
-    named = decode(ids, home.table("terms"), {"s": "subject", "p": "predicate", "o": "object"})
-    return reader_columns(named, home.view(view).window)
+    """subject, predicate, object (N-Triples), origin, expires (timestamps), inferred, rule:
+    ``view_decoding``'s description planned on Spark (``driver_reads.frame``)."""
+    record, at, latest = picked(home, view, close, version)
+    columns = [*decoding.reader_columns(decoding.SPARK, home.view(view).window), "m.rule AS rule"]
+    return driver_reads.frame(home.spark, *driver_reads.view_read(
+        home, view, version_read(home, view, record, latest), at, columns))
 
 
 def reader_columns(named: DataFrame, window) -> DataFrame:

@@ -259,12 +259,3 @@ def register_terms(spark, terms_path: str, terms: DataFrame) -> None:
     if not new.isEmpty():
         new.write.format("delta").mode("append").save(terms_path)
         access.of(spark, terms_path).after_write(terms_path)
-
-
-def decode(df: DataFrame, terms: DataFrame, columns: dict[str, str]) -> DataFrame:
-    """Replace id columns by their terms: ``{"s": "subject", ...}``."""
-    out = df
-    for id_col, name in columns.items():
-        lookup = terms.select(F.col("id").alias(f"_{id_col}_id"), F.col("term").alias(name))
-        out = out.join(lookup, out[id_col] == lookup[f"_{id_col}_id"], "left").drop(f"_{id_col}_id")
-    return out

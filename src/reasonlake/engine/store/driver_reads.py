@@ -17,6 +17,8 @@ and any table or feature delta-rs refuses (the error is not the user's: Spark th
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyarrow as pa
 
 from reasonlake import settings
@@ -124,8 +126,17 @@ def view_rows(home, view: str, version: int | None, at: int, columns: list[str] 
     """``columns`` (``view_decoding``'s, in DataFusion's dialect) of the view's rows live at
     close ``at`` in its table's ``version`` (None: the latest), decoded through the term
     dictionary, as Arrow (``where``: a condition on the table, aliased ``m``); None where
-    Spark must read them."""
+    Spark must read them (``view_read``'s description, planned by ``frame``)."""
+    return here(home.spark, *view_read(home, view, version, at, columns, order=order, where=where))
+
+
+def view_read(home, view: str, version: int | None, at: int, columns: list[str] | str | Callable,
+              order: str | None = None, where: str | None = None):
+    """(tables, render): the one description of ``view_rows``'s read, for ``here``,
+    ``rows`` or ``frame`` (``columns``: ``view_decoding``'s select expressions, or a function
+    of the dialect giving them)."""
     window = home.view(view).window
     tables = {"mat": (home.mat_path(view), version), "terms": (home.path("terms"), None)}
-    return here(home.spark, tables, lambda dialect: decoding.select(
-        dialect, window, at, table="{mat}", terms="{terms}", columns=columns, order=order, where=where))
+    return tables, lambda dialect: decoding.select(
+        dialect, window, at, table="{mat}", terms="{terms}", columns=columns(dialect) if callable(columns) else columns,
+        order=order, where=where)

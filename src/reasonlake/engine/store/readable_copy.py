@@ -27,7 +27,7 @@ import json
 
 import pyarrow as pa
 
-from reasonlake.engine.store import access, delta_sql, driver_reads, table_log
+from reasonlake.engine.store import access, driver_reads, table_log
 from reasonlake.engine.store.delta_sql import MAINTENANCE
 from reasonlake.engine.store import view_decoding as decoding
 from reasonlake.engine.store.home import Home
@@ -46,8 +46,12 @@ def show(home: Home, view: str, record) -> None:
         return
     mark = _mark(home, view)
     panes = None if mark is None else _touched_panes(home, view, mark, record.version)
-    if not _write_in_driver(home, view, record, panes):
-        _write_through_spark(home, view, record, panes)
+    # the copy's rows, described once: the panes the close changed, or all
+    tables, render = driver_reads.view_read(home, view, record.version, record.close,
+                                            lambda dialect: _columns(dialect, home.view(view).window),
+                                            where=_in_panes(record.close, panes))
+    if not _write_in_driver(home, view, record, panes, tables, render):
+        _write_through_spark(home, view, record, panes, driver_reads.frame(home.spark, tables, render))
 
 
 # ---- what the copy shows and what changed since ---------------------------------------------
@@ -125,8 +129,9 @@ def _note(record) -> str:
 # ---- the two writers ------------------------------------------------------------------------
 
 
-def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> bool:
-    """The copy's commit by delta-rs in this process; False, writing nothing, where Spark must."""
+def _write_in_driver(home: Home, view: str, record, panes: set[int] | None, tables, render) -> bool:
+    """The copy's commit by delta-rs in this process, of the rows read here; False, writing
+    nothing, where Spark must read or write."""
     where = path(home, view)
     folder = access.of(home.spark, where).folder(where)
     if folder is None:
@@ -136,8 +141,7 @@ def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> b
         import deltalake
     except ImportError:
         return False
-    found = driver_reads.view_rows(home, view, record.version, record.close,
-                                   _columns(decoding.DATAFUSION, home.view(view).window), where=_in_panes(record.close, panes))
+    found = driver_reads.here(home.spark, tables, render)
     if found is None:
         return False
     rows = pa.table({**decoding.reader_arrow(found, "us"), PANE: found.column(PANE).cast(pa.int64())})
@@ -149,13 +153,9 @@ def _write_in_driver(home: Home, view: str, record, panes: set[int] | None) -> b
     return True
 
 
-def _write_through_spark(home: Home, view: str, record, panes: set[int] | None) -> None:
-    window = home.view(view).window
-    sql = decoding.select(decoding.SPARK, window, record.close,
-                          table=f"{delta_sql.table(home.mat_path(view))} VERSION AS OF {int(record.version)}",
-                          terms=delta_sql.table(home.path("terms")), columns=_columns(decoding.SPARK, window),
-                          where=_in_panes(record.close, panes))
-    write = (home.spark.sql(sql).repartition(PANE).write.format("delta").mode("overwrite")
+def _write_through_spark(home: Home, view: str, record, panes: set[int] | None, rows) -> None:
+    """The copy's commit by Spark, of ``rows`` (the same read, planned on Spark)."""
+    write = (rows.repartition(PANE).write.format("delta").mode("overwrite")
              .option("userMetadata", _note(record)).partitionBy(PANE))
     replaced = _replaced(record.close, panes)
     if replaced is not None:
