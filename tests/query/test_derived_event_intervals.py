@@ -174,21 +174,36 @@ OWL_TBOX = TBOX + (f"@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n@p
                    ":visits rdfs:domain :Visitor .\n:Regular owl:intersectionOf (:Fan :Visitor) .\n")
 
 
+def _program(text: str, profile: str):
+    """The TBox ``text``'s graph, its program under ``profile`` and the program's tables."""
+    from reasonlake.compile.program import compile_program
+    from reasonlake.engine.reason.program_tables import encode_program
+
+    graph = Graph().parse(data=text, format="turtle")
+    program = compile_program(frozenset(tuple(t.n3() for t in triple) for triple in graph), profile)
+    return graph, program, encode_program(None, program)
+
+
+def _with_intervals(window: list[tuple[tuple, int]], program, tables):
+    """``derived_events.with_intervals`` over the window's (triple, time) items, each its
+    own occurrence at its time."""
+    import polars as pl
+
+    from reasonlake.engine.reason.derived_events import with_intervals
+    from reasonlake.query.solutions import END, START
+
+    frame = pl.DataFrame([(*(t.n3() for t in triple), ts, ts) for triple, ts in window],
+                         schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
+                                 START: pl.Int64, END: pl.Int64}, orient="row")
+    return with_intervals(frame, tables, program.terms())
+
+
 @pytest.mark.parametrize("profile", ["rdfs-plus", "owl2rl"])
 def test_derived_intervals_are_the_minimal_spans_whose_items_entail_the_fact(profile):
     """``with_intervals`` itself, on the driver, over windows of generated streams: every fact
     the items entail, over exactly the minimal spans the definition gives."""
-    import polars as pl
-
-    from reasonlake.compile.program import compile_program
-    from reasonlake.engine.reason.program_tables import encode_program
-    from reasonlake.engine.reason.derived_events import with_intervals
-    from reasonlake.query.solutions import END, START
-
-    text = TBOX if profile == "rdfs-plus" else OWL_TBOX
-    graph = Graph().parse(data=text, format="turtle")
-    program = compile_program(frozenset(tuple(t.n3() for t in triple) for triple in graph), profile)
-    tables, tbox = encode_program(None, program), Tbox(graph)
+    graph, program, tables = _program(TBOX if profile == "rdfs-plus" else OWL_TBOX, profile)
+    tbox = Tbox(graph)
     predicates = {_predicate(p) for p in [*PREDICATES, "followsFanOf"]}
     classes = {URIRef(EX + c) for c in ("Fan", "Person", "Shop", "Visitor", "Regular")}
     named = {t.n3() for t in predicates | classes}
@@ -199,14 +214,11 @@ def test_derived_intervals_are_the_minimal_spans_whose_items_entail_the_fact(pro
         assert closure_agrees_with_owlrl({e[:3] for e in events}, tbox, predicates | classes) == (set(), set())
         opens = rng.randrange(0, 8000)
         window = [((s, p, o), ts) for s, p, o, ts in events if opens < ts <= opens + WIDTH]
-        frame = pl.DataFrame([(*(t.n3() for t in triple), ts, ts) for triple, ts in window],
-                             schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
-                                     START: pl.Int64, END: pl.Int64}, orient="row")
 
         def kept(triple) -> bool:  # what the test's vocabulary names (OWL 2 RL derives more)
             return triple[2] in named if triple[1] == RDF.type.n3() else triple[1] in named
 
-        found = Counter(row for row in with_intervals(frame, tables, program.terms()).iter_rows() if kept(row))
+        found = Counter(row for row in _with_intervals(window, program, tables).iter_rows() if kept(row))
         expected = Counter((*(t.n3() for t in fact), start, end) for fact, start, end in minimal_intervals(window, tbox)
                            if kept(tuple(t.n3() for t in fact)))
         assert found == expected, (f"{profile}, items {window} (REASONLAKE_PROPERTY_SEED={_seed()}):\n"
@@ -236,20 +248,13 @@ def test_a_transitive_link_joins_each_interval_of_the_other_link_that_can_give_a
     second (the seed 739340289's close 6000)."""
     import polars as pl
 
-    from reasonlake.compile.program import compile_program
-    from reasonlake.engine.reason.derived_events import with_intervals
-    from reasonlake.engine.reason.program_tables import encode_program
     from reasonlake.query.solutions import END, START
 
-    graph = Graph().parse(data=TBOX, format="turtle")
-    program = compile_program(frozenset(tuple(t.n3() for t in triple) for triple in graph), "rdfs-plus")
+    graph, program, tables = _program(TBOX, "rdfs-plus")
     a, b, c, x = (URIRef(EX + n) for n in "abcx")
     follows, followed_by = URIRef(EX + "follows"), URIRef(EX + "followedBy")
     window = [((b, follows, c), 1), ((b, follows, x), 5), ((b, followed_by, a), 10), ((x, follows, c), 20)]
-    frame = pl.DataFrame([(*(t.n3() for t in triple), ts, ts) for triple, ts in window],
-                         schema={"subject": pl.String, "predicate": pl.String, "object": pl.String,
-                                 START: pl.Int64, END: pl.Int64}, orient="row")
-    found = with_intervals(frame, encode_program(None, program), program.terms())
+    found = _with_intervals(window, program, tables)
     spans = sorted(found.filter((pl.col("subject") == a.n3()) & (pl.col("predicate") == follows.n3())
                                 & (pl.col("object") == c.n3())).select(START, END).iter_rows())
     expected = sorted((start, end) for fact, start, end in minimal_intervals(window, Tbox(graph))
