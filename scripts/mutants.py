@@ -381,22 +381,28 @@ MUTANTS: tuple[Mutant, ...] = (
            "(_col(n).asc_nulls_first() if down else _col(n).desc_nulls_first())",
            "on Spark ORDER BY DESC(?x) sorts ascending and ORDER BY ?x descending",
            (CONFORMANCE, ORDERED_SPARK,), QUERY_SUBSET),
-    Mutant("spark-strends-iri-bracket", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
-           '"Builtin_STRENDS": term.endswith(text + ">")', '"Builtin_STRENDS": term.endswith(text)',
-           "on Spark STRENDS(STR(?iri), \"x\") tests the IRI's text with its closing bracket "
-           "against \"x\": no IRI passes",
+    Mutant("value-rules-strends-iri-bracket", "query: value rules", "src/reasonlake/query/value_rules.py",
+           '"Builtin_STRENDS": lambda: ops.ends_with(term, text + ">")', '"Builtin_STRENDS": lambda: ops.ends_with(term, text)',
+           "STRENDS(STR(?iri), \"x\") tests the IRI's text with its closing bracket against \"x\": "
+           "no IRI passes",
            (CONDITIONS, PUSHED), QUERY_SUBSET),
-    Mutant("spark-language-tag-mismatch", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
+    Mutant("value-rules-language-tag-mismatch", "query: value rules", "src/reasonlake/query/value_rules.py",
            'compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))',
            'compatible = a.ok & b.ok & (a.language == b.language)',
-           "on Spark a string test of a language-tagged literal against a simple string is an "
-           "error (17.4.3.1.1 allows it): CONTAINS(\"abc\"@en, \"b\") fails",
+           "a string test of a language-tagged literal against a simple string is an error "
+           "(17.4.3.1.1 allows it): CONTAINS(\"abc\"@en, \"b\") fails",
            (CONDITIONS,), QUERY_SUBSET),
-    Mutant("spark-constant-first-not-mirrored", "query: spark conditions", "src/reasonlake/query/dialects/spark_conditions.py",
-           '_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}', "_MIRRORED = {}",
-           "on Spark a comparison written constant first (HAVING (2 < COUNT(?o))) keeps its "
-           "operator when the count is put first: the test is reversed",
+    Mutant("value-rules-constant-first-not-mirrored", "query: value rules", "src/reasonlake/query/value_rules.py",
+           'MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}', "MIRRORED = {}",
+           "a comparison written constant first (HAVING (2 < COUNT(?o))) keeps its operator when "
+           "the count is put first: the test is reversed",
            (f"{CONDITIONS}::test_spark_compares_counts_as_rdflib_does",), QUERY_SUBSET),
+    Mutant("value-rules-stored-blank-is-iri", "query: value rules", "src/reasonlake/query/value_rules.py",
+           'return ops.starts_with(term, "<") & ~ops.starts_with(term, SKOLEM)',
+           'return ops.starts_with(term, "<")',
+           "a view's blank node (stored as an IRI of the skolem prefix) is an IRI to isIRI and STR",
+           (f"{CONDITIONS}::test_a_stored_blank_node_is_a_blank_node_to_spark_as_to_the_polars_step",),
+           QUERY_SUBSET),
     # --- aggregates and paths ------------------------------------------------------------
     Mutant("aggregates-min-max-swapped", "query: aggregates", "src/reasonlake/query/aggregates.py",
            'picked = ordered.first() if kind == "Min" else ordered.last()',

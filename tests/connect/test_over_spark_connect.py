@@ -118,7 +118,7 @@ SUITES = [
     # SPARQL at every close on both backends: Spark's runs its expressions on the server's executors
     ("tests/query/test_views_both_backends.py", 1),
     # the FILTERs and counts Spark decides with its own expressions (Connect's column classes)
-    ("tests/query/dialects/test_spark_conditions.py", 25),
+    ("tests/query/dialects/test_spark_conditions.py", 33),
     ("tests/query/dialects/test_spark_counted_groups.py", 10),
 ]
 

@@ -21,6 +21,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from reasonlake.errors import SparqlError
 from reasonlake.query import casts
 from reasonlake.query import terms as T
+from reasonlake.query import value_rules as R
 from reasonlake.query.builtins import Builtins, arguments
 from reasonlake.query.events import EVENT
 from reasonlake.query.solutions import END, START
@@ -29,7 +30,10 @@ from reasonlake.query.values import Text, Value, effective_boolean, truth_value
 
 class Compiler(Builtins):
     """Compiles the expressions of one part of a query, over the columns ``columns`` (a
-    variable that is not one of them is unbound everywhere)."""
+    variable that is not one of them is unbound everywhere). It is the value rules' reader
+    (``value_rules.Reader``) over Polars's columns."""
+
+    ops = T.POLARS
 
     def __init__(self, columns, exists: Callable | None = None, timed: bool = False,
                  integers: dict[str, str] | None = None):
@@ -64,8 +68,7 @@ class Compiler(Builtins):
                 return Value(pl.col(name), integer=pl.col(self.integers[name]))
             return Value(pl.col(name) if name in self.columns else pl.lit(None, pl.String))
         if isinstance(expr, Literal) and (expr.datatype is None or str(expr.datatype) == T.XSD_STRING):
-            return Value(pl.lit(T.constant(expr)),
-                         text=Text(pl.lit(True), pl.lit(str(expr)), pl.lit(expr.language or "")))
+            return Value(pl.lit(T.constant(expr)), text=R.constant_text(self.ops, expr))
         if isinstance(expr, (URIRef, Literal)):
             return Value(pl.lit(T.constant(expr)))
         if isinstance(expr, BNode):
@@ -90,10 +93,8 @@ class Compiler(Builtins):
             return value.text
         term = self._hidden(value.as_term())
         parts = self._hidden(T.literal_parts(term))
-        literal = T.is_literal(term)
-        language = self._hidden(pl.when(literal).then(parts.struct.field("2").fill_null("")))
-        ok = literal & (term.str.ends_with('"') | (language != ""))
-        return Text(ok, self._hidden(T.unescaped(parts.struct.field("1"))), language)
+        language = self._hidden(pl.when(T.is_literal(term)).then(parts.struct.field("2").fill_null("")))
+        return R.term_text(self.ops, term, self._hidden(T.unescaped(parts.struct.field("1"))), language)
 
     def truth(self, expr) -> pl.Expr:
         """The expression's effective boolean value, as a column of the frame ``apply`` makes."""
@@ -104,23 +105,20 @@ class Compiler(Builtins):
         # column first, or a computed one (1/0) would be copied into every branch
         return self._hidden(effective_boolean(self._hidden(value.term)))
 
-    # -- logic and comparison (17.4.1, 17.3) ----------------------------------------------
-    def _ConditionalAndExpression(self, e) -> Value:
-        out = self.truth(e.expr)
-        for other in e.other or []:
-            out = out & self.truth(other)
-        return truth_value(out)
+    # -- the rules Spark decides too (``value_rules``): logic, term tests, string tests ------
+    def _ruled(self, e) -> Value:
+        return truth_value(R.truth(self, e))
 
-    def _ConditionalOrExpression(self, e) -> Value:
-        out = self.truth(e.expr)
-        for other in e.other or []:
-            out = out | self.truth(other)
-        return truth_value(out)
+    _ConditionalAndExpression = _ConditionalOrExpression = _UnaryNot = _ruled
+    _Builtin_BOUND = _Builtin_sameTerm = _ruled
+    _Builtin_isIRI = _Builtin_isURI = _Builtin_isBLANK = _Builtin_isLITERAL = _ruled
+    _Builtin_CONTAINS = _Builtin_STRSTARTS = _Builtin_STRENDS = _ruled
 
-    def _UnaryNot(self, e) -> Value:
-        return truth_value(~self.truth(e.expr))
-
+    # -- comparison (17.3) --------------------------------------------------------------------
     def _RelationalExpression(self, e) -> Value:
+        by_text = R.comparison(self, e)  # against an IRI, a count against an integer
+        if by_text is not None:
+            return truth_value(by_text)
         left = self.term(e.expr)
         if e.op in ("IN", "NOT IN"):
             # 17.4.1.9: IN is = against each member, ORed (an error is dropped where another matches)
@@ -128,22 +126,15 @@ class Compiler(Builtins):
             for member in arguments(e.other):
                 found = found | compare("=", left, self.term(member), self._hidden)
             return truth_value(found if e.op == "IN" else ~found)
-        op, right, constant, known = e.op, self.term(e.other), e.other, self._integer(e.expr)
+        op, right, constant, known = e.op, self.term(e.other), e.other, self.integer(e.expr)
         if not isinstance(constant, Literal) and isinstance(e.expr, Literal):  # 2 < ?x: ?x > 2
-            op, left, right, constant = _MIRRORED.get(op, op), right, left, e.expr
-            known = self._integer(e.other)
+            op, left, right, constant = R.MIRRORED.get(op, op), right, left, e.expr
+            known = self.integer(e.other)
         return truth_value(compare(op, left, right, self._hidden, constant, known))
 
-    def _integer(self, expr) -> pl.Expr | None:
+    def integer(self, expr) -> pl.Expr | None:
         """A variable's integer value where a column holds it (``Value.integer``)."""
         return self.compile(expr).integer if isinstance(expr, Variable) else None
-
-    def _Builtin_sameTerm(self, e) -> Value:
-        a, b = self.term(e.arg1), self.term(e.arg2)
-        return truth_value(pl.when(a.is_not_null() & b.is_not_null()).then(a == b))
-
-    def _Builtin_BOUND(self, e) -> Value:
-        return truth_value(self.term(e.arg).is_not_null())
 
     def _Builtin_IF(self, e) -> Value:
         test = self.truth(e.arg1)
@@ -187,26 +178,14 @@ class Compiler(Builtins):
         return Value(pl.when(T.numeric_rank(term).is_not_null()).then(term))
 
     # -- terms (17.4.2) ---------------------------------------------------------------------
-    def _Builtin_isIRI(self, e) -> Value:
-        return truth_value(T.is_iri(self.term(e.arg)))
-
-    _Builtin_isURI = _Builtin_isIRI
-
-    def _Builtin_isBLANK(self, e) -> Value:
-        return truth_value(T.is_blank(self.term(e.arg)))
-
-    def _Builtin_isLITERAL(self, e) -> Value:
-        return truth_value(T.is_literal(self.term(e.arg)))
-
     def _Builtin_isNUMERIC(self, e) -> Value:
         term = self.term(e.arg)
         return truth_value(pl.when(term.is_not_null()).then(T.numeric_rank(term).is_not_null()))
 
     def _Builtin_STR(self, e) -> Value:
         term = self.term(e.arg)
-        lexical = self._hidden(pl.when(T.is_literal(term)).then(T.lexical(term))
-                               .when(T.is_iri(term)).then(T.iri_value(term)))
-        return Value(T.simple_literal(lexical), text=Text(lexical.is_not_null(), lexical, pl.lit("")))
+        lexical = self._hidden(R.str_value(self.ops, term, T.lexical(term), T.iri_value(term)))
+        return Value(T.simple_literal(lexical), text=R.simple_text(self.ops, lexical))
 
     def _Builtin_LANG(self, e) -> Value:
         term = self.term(e.arg)
@@ -238,21 +217,6 @@ class Compiler(Builtins):
         text = self.text(e.arg)
         changed = text.lexical.str.to_uppercase() if upper else text.lexical.str.to_lowercase()
         return Value(pl.when(text.ok).then(T.string_like(changed, text.language)))
-
-    def _Builtin_CONTAINS(self, e) -> Value:
-        return self._string_test(e, lambda a, b: a.str.contains(b, literal=True))
-
-    def _Builtin_STRSTARTS(self, e) -> Value:
-        return self._string_test(e, lambda a, b: a.str.starts_with(b))
-
-    def _Builtin_STRENDS(self, e) -> Value:
-        return self._string_test(e, lambda a, b: a.str.ends_with(b))
-
-    def _string_test(self, e, test) -> Value:
-        a, b = self.text(e.arg1), self.text(e.arg2)
-        # 17.4.3.1.1: both simple, both with one language tag, or the second simple
-        compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))
-        return truth_value(pl.when(compatible).then(test(a.lexical, b.lexical)))
 
     def _Builtin_CONCAT(self, e) -> Value:
         args = [self.term(a) for a in arguments(e.arg)]
@@ -303,9 +267,6 @@ def _is_plain(expr: pl.Expr) -> bool:
     """A column or a constant: cheap to read again."""
     meta = expr.meta
     return meta.is_column() or meta.is_literal(allow_aliasing=True)
-
-
-_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
 
 
 def compare(op: str, a: pl.Expr, b: pl.Expr, hidden: Callable[[pl.Expr], pl.Expr], constant=None,

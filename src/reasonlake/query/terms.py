@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from reasonlake.parse.collected import SKOLEM_PREFIX
 from reasonlake.parse.terms import literal_term
+from reasonlake.query import value_rules as R
+from reasonlake.query.value_rules import SKOLEM
 from reasonlake.vocab import RDF, XSD
 
 XSD_INTEGER = XSD + "integer"
@@ -78,17 +79,41 @@ def unescaped(written: pl.Expr) -> pl.Expr:
     return written.str.replace_many(_ESCAPED, _PLAIN)
 
 
-# A blank node of a stream item is stored as an IRI of this prefix (``parse/collected``: a
-# view's terms are ids, and a label is scoped to its event): to a query it is a blank node
-SKOLEM = f"<{SKOLEM_PREFIX}"
+class PolarsColumns:
+    """Polars's column expressions, as the value rules read them (``value_rules.Columns``)."""
+
+    def lit(self, value: str | bool) -> pl.Expr:
+        return pl.lit(value)
+
+    def integer(self, value: int) -> pl.Expr:
+        return pl.lit(value, pl.Int64)
+
+    def when(self, condition: pl.Expr, then: pl.Expr, otherwise: pl.Expr | None = None) -> pl.Expr:
+        chosen = pl.when(condition).then(then)
+        return chosen if otherwise is None else chosen.otherwise(otherwise)
+
+    def is_not_null(self, column: pl.Expr) -> pl.Expr:
+        return column.is_not_null()
+
+    def starts_with(self, column: pl.Expr, prefix: str | pl.Expr) -> pl.Expr:
+        return column.str.starts_with(prefix)
+
+    def ends_with(self, column: pl.Expr, suffix: str | pl.Expr) -> pl.Expr:
+        return column.str.ends_with(suffix)
+
+    def contains(self, column: pl.Expr, part: str | pl.Expr) -> pl.Expr:
+        return column.str.contains(part, literal=True)
+
+
+POLARS = PolarsColumns()
 
 
 def is_iri(term: pl.Expr) -> pl.Expr:
-    return term.str.starts_with("<") & ~term.str.starts_with(SKOLEM)
+    return R.is_iri(POLARS, term)
 
 
 def is_blank(term: pl.Expr) -> pl.Expr:
-    return term.str.starts_with("_:") | term.str.starts_with(SKOLEM)
+    return R.is_blank(POLARS, term)
 
 
 def as_blank_nodes(frame: pl.DataFrame) -> pl.DataFrame:
@@ -100,7 +125,7 @@ def as_blank_nodes(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def is_literal(term: pl.Expr) -> pl.Expr:
-    return term.str.starts_with('"')
+    return R.is_literal(POLARS, term)
 
 
 def lexical(term: pl.Expr) -> pl.Expr:

@@ -6,15 +6,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from reasonlake.query import terms as T
-
-
-@dataclass(frozen=True)
-class Text:
-    """A string argument taken apart (17.4.3.1): whether it is a simple or language-tagged
-    literal (null where unbound), its lexical form unescaped, and its language tag ("")."""
-    ok: pl.Expr
-    lexical: pl.Expr
-    language: pl.Expr
+from reasonlake.query.value_rules import Text
 
 
 @dataclass(frozen=True)
@@ -23,7 +15,7 @@ class Value:
     truth: pl.Expr | None = None  # set for the operators that give a boolean
     # set where the value is a string by construction (STR, a constant string): the string
     # functions read its parts as they are, instead of parsing the term they would write
-    text: Text | None = None
+    text: Text[pl.Expr] | None = None
     # set where the value is an integer by construction (a COUNT's result): compared as it is
     integer: pl.Expr | None = None
 

@@ -117,3 +117,27 @@ def test_spark_compares_counts_as_rdflib_does(spark, having):
                                        'STRSTARTS(STR("a\\"b"@en), "a") || isIRI(?o)'])
 def test_a_condition_outside_the_translated_ones_is_left_to_the_polars_step(condition):
     assert spark_conditions.condition(_filter_expr(query(condition)), ["s", "o", "n"], _physical) is None
+
+
+# a view's blank node is stored as an IRI of the skolem prefix (``parse/collected``)
+STORED_BLANK, IRI, URN_STRING = "<urn:reasonlake:genid:k1:b0>", "<http://example.org/a>", '"urn:x"'
+
+
+@pytest.mark.parametrize("condition, kept", [
+    ("isBLANK(?o)", {STORED_BLANK}),
+    ("isIRI(?o) && !isLITERAL(?o)", {IRI}),
+    ('STRSTARTS(STR(?o), "urn")', {URN_STRING}),  # STR of a blank node is an error
+    ('CONTAINS(STR(?o), "genid") || STRENDS(?o, "x")', {URN_STRING}),
+])
+def test_a_stored_blank_node_is_a_blank_node_to_spark_as_to_the_polars_step(spark, condition, kept):
+    expr = _filter_expr(query(condition))
+    terms = [STORED_BLANK, IRI, URN_STRING]
+    frames = SparkFrames(spark)
+    found = spark_conditions.condition(expr, ["o"], _physical)
+    assert found is not None
+    on_spark = frames.collect(frames.constant({"o": terms}, {"o": pl.String})
+                              .where(found.decided & F.coalesce(found.truth, F.lit(False))))
+    compiler = Compiler(["o"])
+    truth = compiler.truth(expr)
+    on_polars = compiler.apply(pl.LazyFrame({"o": terms})).filter(truth).collect()
+    assert Counter(on_spark["o"].to_list()) == Counter(on_polars["o"].to_list()) == Counter(kept)

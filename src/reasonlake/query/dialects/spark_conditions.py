@@ -3,13 +3,13 @@ Polars step (``query.expressions``) would send every row to a Python worker and 
 cores the IMaRS "join" query's ``STRENDS(STR(?a), "7")`` over 2.1M matches took 2.2-2.8 s
 that way (decision 0055).
 
-A condition is translated only when each of its parts is one of the few written here, by
-the same rules of SPARQL 1.1 section 17 (null is an error, and SQL's three-valued logic is
-SPARQL's: an error OR true is true, NOT keeps an error): ``&&``, ``||``, ``!``; ``STRSTARTS``,
-``STRENDS``, ``CONTAINS`` of ``STR(?x)`` or ``?x`` with a string constant; ``isIRI``,
-``isBLANK``, ``isLITERAL``, ``BOUND``, ``sameTerm``; ``=`` and ``!=`` (and ``IN``) against an
-IRI; a COUNT's integer (``aggregates.integer_column``) against an integer. Anything else:
-None, and the Polars step decides as before.
+A condition is translated only when each of its parts is one the value rules decide
+(``query/value_rules``, the very rules the Polars step compiles, here over Spark's columns):
+``&&``, ``||``, ``!``; ``STRSTARTS``, ``STRENDS``, ``CONTAINS`` of ``STR(?x)`` or ``?x`` with
+a string constant; ``isIRI``, ``isBLANK``, ``isLITERAL``, ``BOUND``, ``sameTerm``; ``=`` and
+``!=`` (and ``IN``) against an IRI; a COUNT's integer (``aggregates.integer_column``) against
+an integer. Anything else: None, and the Polars step decides as before. What is written here
+is only how Spark reads a condition's arguments.
 
 A term is decided here only when its text holds no backslash: then a literal's lexical form
 is exactly what lies between its first two quotes (N-Triples escapes every quote and line
@@ -28,6 +28,7 @@ from rdflib import Literal, URIRef, Variable
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.query import terms as T
+from reasonlake.query import value_rules as R
 
 
 @dataclass(frozen=True)
@@ -59,45 +60,50 @@ def condition(expr, columns, physical, integers: dict[str, str] | None = None) -
     return Condition(truth, reduce(lambda a, b: a & b, plain, F.lit(True)), complete=not reads)
 
 
-@dataclass(frozen=True)
-class _Text:
-    """A string function's argument (17.4.3.1): a simple or language-tagged literal
-    (``ok``), its lexical form and its language tag ("" for none)."""
+class SparkColumns:
+    """Spark's column expressions, as the value rules read them (``value_rules.Columns``);
+    each test is called on the column (a Spark Connect column is not the classic class)."""
 
-    ok: Column
-    lexical: Column
-    language: Column
+    def lit(self, value: str | bool) -> Column:
+        return F.lit(value)
+
+    def integer(self, value: int) -> Column:
+        return F.lit(value).cast("long")
+
+    def when(self, condition: Column, then: Column, otherwise: Column | None = None) -> Column:
+        chosen = F.when(condition, then)
+        return chosen if otherwise is None else chosen.otherwise(otherwise)
+
+    def is_not_null(self, column: Column) -> Column:
+        return column.isNotNull()
+
+    def starts_with(self, column: Column, prefix: str | Column) -> Column:
+        return column.startswith(prefix)
+
+    def ends_with(self, column: Column, suffix: str | Column) -> Column:
+        return column.endswith(suffix)
+
+    def contains(self, column: Column, part: str | Column) -> Column:
+        return column.contains(part)
+
+
+SPARK = SparkColumns()
 
 
 class _Translator:
+    """The value rules' reader (``value_rules.Reader``) over Spark's columns: a part the
+    rules do not decide, or an argument read here cannot give, raises ``_NotHere``."""
+
+    ops = SPARK
+
     def __init__(self, columns: set[str], physical, integers: dict[str, str], reads: set[str]):
         self.columns, self.physical, self.integers, self.reads = columns, physical, integers, reads
 
     def truth(self, e) -> Column:
-        """The effective boolean value of a condition (null: an error)."""
-        name = e.name if isinstance(e, CompValue) else None
-        if name == "ConditionalAndExpression":
-            return reduce(lambda a, b: a & b, [self.truth(x) for x in [e.expr, *(e.other or [])]])
-        if name == "ConditionalOrExpression":
-            return reduce(lambda a, b: a | b, [self.truth(x) for x in [e.expr, *(e.other or [])]])
-        if name == "UnaryNot":
-            return ~self.truth(e.expr)
-        if name in ("Builtin_STRSTARTS", "Builtin_STRENDS", "Builtin_CONTAINS"):
-            return self._string_test(e)
-        if name in ("Builtin_isIRI", "Builtin_isURI"):
-            return self.term(e.arg).startswith("<")
-        if name == "Builtin_isBLANK":
-            return self.term(e.arg).startswith("_:")
-        if name == "Builtin_isLITERAL":
-            return self.term(e.arg).startswith('"')
-        if name == "Builtin_BOUND":
-            return self.term(e.arg).isNotNull()
-        if name == "Builtin_sameTerm":
-            a, b = self.term(e.arg1), self.term(e.arg2)
-            return F.when(a.isNotNull() & b.isNotNull(), a == b)
-        if name == "RelationalExpression":
-            return self._relation(e)
-        raise _NotHere
+        found = R.truth(self, e)
+        if found is None:
+            raise _NotHere
+        return found
 
     def term(self, e) -> Column:
         """A term's N-Triples text (null: unbound)."""
@@ -114,87 +120,32 @@ class _Translator:
             raise _NotHere
         return F.lit(written)
 
-    def _string_test(self, e) -> Column:
-        a, b = self._text(e.arg1), self._text(e.arg2)
-        # called on the column (a Spark Connect column is not the classic class)
-        test = {"Builtin_STRSTARTS": lambda x, y: x.startswith(y), "Builtin_STRENDS": lambda x, y: x.endswith(y),
-                "Builtin_CONTAINS": lambda x, y: x.contains(y)}[e.name]
-        # 17.4.3.1.1: both simple, both with one language tag, or the second simple
-        compatible = a.ok & b.ok & ((b.language == "") | (a.language == b.language))
-        general = F.when(compatible, test(a.lexical, b.lexical))
-        iri = self._iri_string_test(e)
-        return general if iri is None else F.when(iri[0], iri[1]).otherwise(general)
-
-    def _iri_string_test(self, e) -> tuple[Column, Column] | None:
-        """For ``STR(term)`` against a simple string constant holding no bracket: (the term is
-        an IRI, the test on the IRI's text as written, brackets and all). The IRI's value is
-        the text between its brackets, so it ends with the constant when the text ends with
-        the constant and ``>``, and so on: no value cut out of each row's text first (on 2
-        cores the cut made a pushed-down STRENDS over the IMaRS window's 2.1M matches 0.42-0.5
-        s against 0.08-0.09 s; decision 0066). None for any other pair of arguments."""
-        arg, constant = e.arg1, e.arg2
-        if not (isinstance(arg, CompValue) and arg.name == "Builtin_STR") or not isinstance(constant, Literal) \
-                or constant.language or (constant.datatype is not None and str(constant.datatype) != T.XSD_STRING):
-            return None
-        text = str(constant)
-        if any(c in text for c in '<>"\\'):
-            return None
-        term = self.term(arg.arg)
-        test = {"Builtin_STRSTARTS": term.startswith("<" + text), "Builtin_STRENDS": term.endswith(text + ">"),
-                "Builtin_CONTAINS": term.contains(text)}[e.name]
-        return term.startswith("<"), test
-
-    def _text(self, e) -> _Text:
+    def text(self, e) -> R.Text[Column]:
         if isinstance(e, Literal) and (e.datatype is None or str(e.datatype) == T.XSD_STRING):
-            return _Text(F.lit(True), F.lit(str(e)), F.lit(e.language or ""))
+            return R.constant_text(SPARK, e)
         if isinstance(e, CompValue) and e.name == "Builtin_STR":
             term = self.term(e.arg)
-            lexical = F.coalesce(_lexical(term), _iri_value(term))
-            return _Text(lexical.isNotNull(), lexical, F.lit(""))
+            return R.simple_text(SPARK, R.str_value(SPARK, term, _lexical(term), _iri_value(term)))
         if isinstance(e, Variable):
             term = self.term(e)
-            literal = term.startswith('"')
-            language = F.when(literal, F.regexp_extract(term, r'^"[^"]*"@(.*)$', 1))
-            return _Text(literal & (term.endswith('"') | (language != "")), _lexical(term), language)
+            language = F.when(R.is_literal(SPARK, term), F.regexp_extract(term, r'^"[^"]*"@(.*)$', 1))
+            return R.term_text(SPARK, term, _lexical(term), language)
         raise _NotHere
 
-    def _relation(self, e) -> Column:
-        if e.op in ("IN", "NOT IN"):
-            if not isinstance(e.expr, Variable) or not all(isinstance(m, URIRef) for m in e.other):
-                raise _NotHere
-            term = self.term(e.expr)
-            # = against an IRI is the terms' equality (RDFterm-equal: an IRI differs from any other term)
-            found = reduce(lambda a, b: a | b, [term == F.lit(T.constant(m)) for m in e.other], F.lit(False))
-            return found if e.op == "IN" else ~found  # unbound: null, an error, either way
-        left, right, op = e.expr, e.other, e.op
-        if isinstance(left, (URIRef, Literal)):  # <iri> = ?x, 2 < ?x: the variable first
-            left, right, op = right, left, _MIRRORED.get(op, op)
-        if isinstance(right, URIRef) and op in ("=", "!="):
-            term = self.term(left)
-            equal = term == F.lit(T.constant(right))
-            return equal if op == "=" else ~equal
-        if isinstance(left, Variable) and str(left) in self.integers and _is_integer(right) \
-                and str(left) in self.columns:
-            value = F.col(self.physical(self.integers[str(left)]))  # null where the count is
-            exact = F.lit(int(right.toPython())).cast("long")
-            return {"=": value == exact, "!=": value != exact, "<": value < exact, ">": value > exact,
-                    "<=": value <= exact, ">=": value >= exact}[op]
-        raise _NotHere
-
-
-_MIRRORED = {"<": ">", ">": "<", "<=": ">=", ">=": "<="}
-
-
-def _is_integer(term) -> bool:
-    return isinstance(term, Literal) and term.datatype is not None and str(term.datatype) == T.XSD_INTEGER \
-        and isinstance(term.toPython(), int) and -2 ** 63 <= term.toPython() < 2 ** 63
+    def integer(self, e) -> Column | None:
+        """A count's integer column, null where the count is (``aggregates.integer_column``)."""
+        name = str(e)
+        if isinstance(e, Variable) and name in self.integers and name in self.columns:
+            return F.col(self.physical(self.integers[name]))
+        return None
 
 
 def _lexical(term: Column) -> Column:
-    """A literal's lexical form where its text has no backslash: up to the second quote."""
-    return F.when(term.startswith('"'), F.regexp_extract(term, r'^"([^"]*)"', 1))
+    """A literal's lexical form where its text has no backslash: up to the second quote
+    (read where the term is a literal: ``value_rules`` chooses)."""
+    return F.regexp_extract(term, r'^"([^"]*)"', 1)
 
 
 def _iri_value(term: Column) -> Column:
-    """An IRI's text without the brackets."""
-    return F.when(term.startswith("<"), term.substr(F.lit(2), F.length(term) - 2))
+    """An IRI's text without the brackets (read where the term is an IRI)."""
+    return term.substr(F.lit(2), F.length(term) - 2)
