@@ -197,13 +197,13 @@ def comparison(reader: Reader[C], e) -> C | None:
         if not isinstance(e.expr, Variable) or not all(isinstance(m, URIRef) for m in e.other):
             return None
         term = reader.term(e.expr)
-        found = reduce(lambda a, b: a | b, [term == ops.lit(f"<{m}>") for m in e.other], ops.lit(False))
+        found = reduce(lambda a, b: a | b, [term == reader.term(m) for m in e.other], ops.lit(False))
         return found if e.op == "IN" else ~found  # unbound: null, an error, either way
     left, right, op = e.expr, e.other, e.op
     if isinstance(left, (URIRef, Literal)):  # <iri> = ?x, 2 < ?x: the variable first
         left, right, op = right, left, MIRRORED.get(op, op)
     if isinstance(right, URIRef) and op in ("=", "!="):
-        equal = reader.term(left) == ops.lit(f"<{right}>")
+        equal = reader.term(left) == reader.term(right)
         return equal if op == "=" else ~equal
     value = reader.integer(left) if isinstance(left, Variable) else None
     if value is not None and _is_integer(right, Literal):
