@@ -4,13 +4,19 @@ its solutions as a multiset of comparable rows (``normal``), or its boolean; an 
 that raises gives ``Failed`` instead of an answer, which no comparison counts."""
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
+from types import MethodType
 
 import pyoxigraph
 import rdflib
 from rdflib import BNode, Graph, Literal, URIRef
+from rdflib.plugins.sparql import prepareQuery
+from rdflib.plugins.sparql.operators import Builtin_STR
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.sparql.sparql import SPARQLError
 from rdflib.namespace import XSD
 from rdflib.util import from_n3
 
@@ -89,6 +95,17 @@ def graph_as_written(text: str, format: str = "nt") -> Graph:
         rdflib.NORMALIZE_LITERALS = normalize
 
 
+# how ``reasonlake export`` writes a view's blank node: its stored IRI (decision 0069)
+STORED_BLANK = re.compile(r"<urn:reasonlake:genid:([^>]*)>")
+
+
+def graph_of_export(text: str) -> Graph:
+    """rdflib's graph of ``reasonlake export``'s N-Triples (``graph_as_written``), each
+    blank node, which the export writes as its stored IRI, a blank node again: as a query
+    reads it."""
+    return graph_as_written(STORED_BLANK.sub(lambda m: "_:g" + m.group(1).encode().hex(), text))
+
+
 def terms_as_written(triples) -> list[tuple]:
     """N-Triples terms (text) as rdflib terms with each literal's lexical form as written
     (``graph_as_written``'s reason: ``from_n3`` would rewrite "...Z" as "...+00:00")."""
@@ -119,7 +136,7 @@ def oxigraph_store(triples) -> pyoxigraph.Store:
 def by_rdflib(graph: Graph, query: str, variables=None) -> Found | Failed:
     """rdflib's answer; ``variables``: the columns to read (default: the query's own)."""
     try:
-        result = graph.query(query)
+        result = graph.query(_str_as_sparql(prepareQuery(query)))
         if result.type == "ASK":
             return Found("ASK", boolean=bool(result.askAnswer))
         names = tuple(variables if variables is not None else (str(v) for v in result.vars or ()))
@@ -127,6 +144,31 @@ def by_rdflib(graph: Graph, query: str, variables=None) -> Found | Failed:
     except Exception as exc:  # rdflib's own failure: the generator's notes list the known ones
         return Failed("rdflib", f"{type(exc).__name__}: {exc}"[:200])
     return Found("SELECT", names, rows)
+
+
+def _str_as_sparql(prepared):
+    """rdflib's prepared query with SPARQL's STR: rdflib's gives a blank node's label, where
+    STR of a blank node is an error (17.4.2.5), as Oxigraph and reasonlake have it."""
+    for node in _expressions(prepared.algebra):
+        if node.name == "Builtin_STR":
+            node._evalfn = MethodType(_sparql_str, node)
+    return prepared
+
+
+def _sparql_str(e, ctx):
+    if isinstance(e.arg, BNode):
+        raise SPARQLError("STR of a blank node")
+    return Builtin_STR(e, ctx)
+
+
+def _expressions(node):
+    """Every CompValue of rdflib's algebra below ``node``: patterns, sub-queries, expressions."""
+    if isinstance(node, CompValue):
+        yield node
+        node = list(node.values())
+    if isinstance(node, (list, tuple)):
+        for item in node:
+            yield from _expressions(item)
 
 
 def by_oxigraph(store: pyoxigraph.Store, query: str, variables=None) -> Found | Failed:

@@ -13,7 +13,9 @@ empty:
 * an aggregate over groups of which one holds an unbound value of its argument, or over
   the one group of no rows (no GROUP BY), as Oxigraph finds the pattern it groups;
 * an expression form (a BIND's) over an input bound in some answer row, and unbound in
-  some.
+  some;
+* a blank node in an answer row, and a string that N-Triples escapes (a quote, a
+  backslash, a line break): the graphs hold some (``generated.graph``, ``literal``).
 An aggregate without GROUP BY answers one row whatever matched: such a query reaches the
 GROUP BY node and its aggregates' shapes, not its pattern's.
 """
@@ -37,7 +39,8 @@ REQUIRED = tuple(
     [("node", kind) for kind in NODE_KINDS]
     + [("path", *shape) for shape in generated.PATH_SHAPES]
     + [("aggregate", name, over) for name in generated.AGGREGATES for over in ("unbound values", "empty group")]
-    + [("expression", form, input_) for form in generated.EXPRESSIONS for input_ in ("bound", "unbound")])
+    + [("expression", form, input_) for form in generated.EXPRESSIONS for input_ in ("bound", "unbound")]
+    + [("term", "blank node"), ("term", "escaped string")])
 _NAMED = {"values": "VALUES", "AggregateJoin": "GROUP BY", "OrderBy": "ORDER BY", "Slice": "LIMIT/OFFSET",
           "Distinct": "DISTINCT", "Reduced": "REDUCED"}
 _PASS_THROUGH = ("Project", "Extend", "OrderBy", "Slice", "Distinct", "Reduced", "ToMultiSet", "Filter", "Group")
@@ -72,6 +75,11 @@ def reached(text: str, drawn: generated.Query, answer: Found, triples, store) ->
     if grouped_alone:  # one row whatever matched: the aggregates' node, not the pattern's
         out.add(("node", "GROUP BY"))
     rows = [dict(zip((f"?{v}" for v in answer.variables), row)) for row in answer.rows] if answer.form == "SELECT" else []
+    terms = [term for row in rows for term in row.values() if term is not None]
+    if ("bnode",) in terms:
+        out.add(("term", "blank node"))
+    if any(term[0] == "literal" and any(c in term[1] for c in '"\\\n') for term in terms):
+        out.add(("term", "escaped string"))
     for claim in drawn.claims:
         if claim.kind == "optional" and any(row.get(claim.variable) is not None for row in rows):
             out.add(("node", claim.form))
