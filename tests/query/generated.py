@@ -334,7 +334,6 @@ class Query:
         self.counted = False  # the solutions are counted (aggregated): paths rdflib answers as multisets
         self.counted_by_oxigraph = False  # ... and Oxigraph judges: no alternatives, no negated sets
         self.joined_group = False  # a UNION or a sub-query in the group before a VALUES (see the notes)
-        self.optionals_follow = False  # rdflib judges a pattern OPTIONALs will follow: no VALUES (see the notes)
 
     # -- what judges it ---------------------------------------------------------------------
     @property
@@ -603,7 +602,8 @@ class Query:
             parts.append(f"MINUS {{ {m_text} }}")
         if self.full and self._chance(0.2, "sub-query"):
             parts.append(self.sub_query(scope))
-        if not self.optionals_follow and self._chance(0.12, "VALUES"):
+        # counted by rdflib, the aggregates' OPTIONALs follow the pattern: no VALUES (see the notes)
+        if not self.counted and self._chance(0.12, "VALUES"):
             parts.append(self.values_block(scope, start))
         if scope.values + scope.maybe and self._chance(0.2, "Extend"):
             parts.append(self.plain_bind(scope))
@@ -794,9 +794,7 @@ class Query:
         sets = any(focus[0] in ("p|q", "!p", "!(p|^q)") or "out" in focus for focus in foci)
         by_rdflib = self.rdflib_only or (not empty and (sets or any(name in _ERROR_ON_UNBOUND for name in names)))
         if by_rdflib:
-            self.optionals_follow = True
             body, scope = self._judged_by_rdflib(rng.randint(1, 3), foci, counted=True)
-            self.optionals_follow = False
         else:
             self.counted_by_oxigraph = not empty
             body, scope = self.group(rng.randint(1, 3), foci)

@@ -20,6 +20,7 @@ from rdflib.plugins.sparql.sparql import SPARQLError
 from rdflib.namespace import XSD
 from rdflib.util import from_n3
 
+from reasonlake.parse.collected import SKOLEM_PREFIX
 from reasonlake.query.terms import constant
 
 
@@ -96,7 +97,7 @@ def graph_as_written(text: str, format: str = "nt") -> Graph:
 
 
 # how ``reasonlake export`` writes a view's blank node: its stored IRI (decision 0069)
-STORED_BLANK = re.compile(r"<urn:reasonlake:genid:([^>]*)>")
+STORED_BLANK = re.compile(f"<{re.escape(SKOLEM_PREFIX)}([^>]*)>")
 
 
 def graph_of_export(text: str) -> Graph:
@@ -149,7 +150,7 @@ def by_rdflib(graph: Graph, query: str, variables=None) -> Found | Failed:
 def _str_as_sparql(prepared):
     """rdflib's prepared query with SPARQL's STR: rdflib's gives a blank node's label, where
     STR of a blank node is an error (17.4.2.5), as Oxigraph and reasonlake have it."""
-    for node in _expressions(prepared.algebra):
+    for node in every_node(prepared.algebra):
         if node.name == "Builtin_STR":
             node._evalfn = MethodType(_sparql_str, node)
     return prepared
@@ -161,14 +162,17 @@ def _sparql_str(e, ctx):
     return Builtin_STR(e, ctx)
 
 
-def _expressions(node):
-    """Every CompValue of rdflib's algebra below ``node``: patterns, sub-queries, expressions."""
+def every_node(node):
+    """Every CompValue of rdflib's algebra below ``node``: patterns, sub-queries and the
+    expressions' nodes."""
     if isinstance(node, CompValue):
         yield node
-        node = list(node.values())
-    if isinstance(node, (list, tuple)):
-        for item in node:
-            yield from _expressions(item)
+        for key, value in node.items():
+            if key != "_vars":
+                yield from every_node(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            yield from every_node(value)
 
 
 def by_oxigraph(store: pyoxigraph.Store, query: str, variables=None) -> Found | Failed:

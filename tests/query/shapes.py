@@ -30,7 +30,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 
 from reasonlake.query import parse
 from tests.query import generated
-from tests.query.oracles import Found, by_oxigraph
+from tests.query.oracles import Found, by_oxigraph, every_node
 
 NODE_KINDS = ("BGP", "Join", "LeftJoin", "Filter", "Union", "Minus", "Extend", "VALUES", "GROUP BY", "ORDER BY",
               "LIMIT/OFFSET", "DISTINCT", "REDUCED", "sub-query", "EXISTS", "NOT EXISTS", "ASK",
@@ -130,7 +130,7 @@ def _is_project(node) -> bool:
 
 def _node_kinds(root) -> set[str]:
     kinds = {"ASK"} if root.name == "AskQuery" else set()
-    for node in _every_node(root.p):
+    for node in every_node(root.p):
         name = node.name
         if name == "ToMultiSet" and _is_project(node.p):
             kinds.add("sub-query")
@@ -139,18 +139,6 @@ def _node_kinds(root) -> set[str]:
         else:
             kinds.add(_NAMED.get(name, name))
     return kinds
-
-
-def _every_node(node):
-    """Every CompValue below ``node``: patterns, sub-queries and the expressions' nodes."""
-    if isinstance(node, CompValue):
-        yield node
-        for key, value in node.items():
-            if key != "_vars":
-                yield from _every_node(value)
-    elif isinstance(node, (list, tuple)):
-        for value in node:
-            yield from _every_node(value)
 
 
 def _mandatory_paths(root, held: set) -> set[tuple[str, str, str]]:
